@@ -1,0 +1,3 @@
+from hookconf.cli import main
+
+raise SystemExit(main())

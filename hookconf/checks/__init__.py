@@ -1,0 +1,10 @@
+"""The check catalog: a registry and one module per suite.
+
+Importing this package imports every suite module, so the registry is complete.
+"""
+
+from hookconf.checks import determinism, dsgvo, idempotency, latency, side_effects
+from hookconf.checks.registry import FINDINGS, SUITES, Finding, Status, SuiteResult
+
+__all__ = ["FINDINGS", "SUITES", "Finding", "Status", "SuiteResult", "determinism", "dsgvo",
+           "idempotency", "latency", "side_effects"]

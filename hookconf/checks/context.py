@@ -1,0 +1,62 @@
+"""What a suite sees of one tool: its definition, its arguments and a shared cache of calls."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hookconf.config import AuditConfig, Probe
+from hookconf.session import CallOutcome, McpSession
+from hookconf.wire.transport import JsonObject
+
+
+def tool_annotations(tool: JsonObject) -> dict[str, Any]:
+    annotations = tool.get("annotations")
+    return annotations if isinstance(annotations, dict) else {}
+
+
+def is_read_only(tool: JsonObject) -> bool:
+    return tool_annotations(tool).get("readOnlyHint") is True
+
+
+def is_destructive(tool: JsonObject) -> bool:
+    """The spec's default: destructiveHint is true unless a non-read-only tool says otherwise."""
+    return not is_read_only(tool) and tool_annotations(tool).get("destructiveHint", True) is not False
+
+
+@dataclass
+class ToolContext:
+    """Suites share the repeated calls: idempotency, determinism and latency read one series."""
+
+    tool: JsonObject
+    arguments: JsonObject
+    config: AuditConfig
+    session: McpSession
+    probe: Probe | None
+    _samples: list[CallOutcome] = field(default_factory=list)
+    hung: bool = False
+    server_stuck: bool = False  # shared verdict: after a hang, the server answered no ping either
+
+    @property
+    def name(self) -> str:
+        return str(self.tool.get("name"))
+
+    @property
+    def is_read_only(self) -> bool:
+        return is_read_only(self.tool)
+
+    def samples(self, count: int) -> list[CallOutcome]:
+        """The first `count` calls with the probe's arguments, made on first demand and kept."""
+        while len(self._samples) < count and not self.hung:
+            self._samples.append(self.call(self.name, self.arguments))
+        return self._samples[:count]
+
+    def call(self, name: str, arguments: JsonObject) -> CallOutcome:
+        """One call; a timeout marks the tool as hung so that it is not called again."""
+        if self.hung or self.server_stuck:
+            return CallOutcome(duration_ms=0.0, timed_out=True)
+        outcome = self.session.call_tool(name, arguments)
+        if outcome.timed_out:
+            self.hung = name == self.name
+            self.server_stuck = not self.session.responsive()
+        return outcome

@@ -1,0 +1,57 @@
+"""latency: one warm-up call, then five timed samples, against the p50 and p95 budgets."""
+
+from __future__ import annotations
+
+from hookconf.checks.context import ToolContext
+from hookconf.checks.registry import CALL_FAILED, Finding, Status, SuiteResult, hook_suite, register_finding, result
+
+SUITE = "latency"
+WARMUP_CALLS = 1
+TIMED_SAMPLES = 5
+
+OVER_P95 = register_finding(Finding(
+    code="LAT-001", suite=SUITE, severity=Status.FAIL,
+    title="Tool exceeded p95 latency budget",
+    explanation="The 95th percentile of five timed calls (after one warm-up) was above "
+    "thresholds.latencyP95Ms, or a call did not answer at all. A hook blocks the agent while it "
+    "runs; a slow tail stalls every turn that triggers it.",
+    remediation="Make the tool answer within the budget (cache, paginate, move slow work out of "
+    "the hook path), or raise thresholds.latencyP95Ms if the budget is too strict for this hook.",
+))
+OVER_P50 = register_finding(Finding(
+    code="LAT-002", suite=SUITE, severity=Status.WARN,
+    title="Tool p50 latency above 30 seconds",
+    explanation="The median of five timed calls was above thresholds.latencyP50Ms (30 s unless "
+    "configured). Latency is the end-to-end round trip, JSON-RPC framing included.",
+    remediation="Reduce the typical cost of the call, or raise thresholds.latencyP50Ms.",
+))
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """Nearest-rank percentile: the smallest sample with at least `fraction` of samples at or below."""
+    ordered = sorted(values)
+    rank = max(1, -(-int(fraction * 100) * len(ordered) // 100))
+    return ordered[rank - 1]
+
+
+@hook_suite(SUITE, weight=20, summary="p50 and p95 of 5 samples after 1 warm-up call, against the budgets.")
+def check_latency(ctx: ToolContext) -> SuiteResult:
+    samples = ctx.samples(WARMUP_CALLS + TIMED_SAMPLES)[WARMUP_CALLS:]
+    budget = ctx.config.thresholds
+    if ctx.hung:
+        return result(SUITE, ctx.name, Status.FAIL,
+                      f"a call got no answer within timeoutMs ({ctx.config.timeout_ms} ms); the tool "
+                      "is not called again", OVER_P95.code)
+    if all(sample.failed for sample in samples):
+        return result(SUITE, ctx.name, Status.INDETERMINATE,
+                      f"all timed calls failed: {samples[0].describe_failure()}", CALL_FAILED.code)
+    durations = [sample.duration_ms for sample in samples]
+    p50, p95 = percentile(durations, 0.50), percentile(durations, 0.95)
+    figures = f"p50 {p50:.1f} ms, p95 {p95:.1f} ms over {len(durations)} samples"
+    if p95 > budget.latency_p95_ms:
+        return result(SUITE, ctx.name, Status.FAIL,
+                      f"{figures}; budget p95 {budget.latency_p95_ms:g} ms", OVER_P95.code)
+    if p50 > budget.latency_p50_ms:
+        return result(SUITE, ctx.name, Status.WARN,
+                      f"{figures}; budget p50 {budget.latency_p50_ms:g} ms", OVER_P50.code)
+    return result(SUITE, ctx.name, Status.PASS, figures)

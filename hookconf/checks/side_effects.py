@@ -1,0 +1,72 @@
+"""side-effects: a read-only tool must not change what the configured state probe reports."""
+
+from __future__ import annotations
+
+from hookconf.checks.context import ToolContext
+from hookconf.checks.normalize import all_equal, normalized_output
+from hookconf.checks.registry import (
+    CALL_FAILED,
+    TOOL_HUNG,
+    Finding,
+    Status,
+    SuiteResult,
+    hook_suite,
+    register_finding,
+    result,
+)
+
+SUITE = "side-effects"
+
+STATE_DELTA = register_finding(Finding(
+    code="SIDE-001", suite=SUITE, severity=Status.FAIL,
+    title="Read-only tool produced state delta",
+    explanation="The tool is annotated readOnlyHint: true, yet the configured state probe reported "
+    "different state after one call than before it. A hook calls its tool on every trigger, so "
+    "the state drifts with every Stop or prompt.",
+    remediation="Remove the write from the tool, or drop readOnlyHint so that clients treat it as "
+    "a tool with effects.",
+))
+NO_PROBE = register_finding(Finding(
+    code="SIDE-002", suite=SUITE, severity=Status.INDETERMINATE,
+    title="No state-probe configured for side-effect detection",
+    explanation="A black-box audit cannot prove that a tool is pure; it needs a second tool that "
+    "reports the server's state, called before and after. Without one the result is "
+    "indeterminate rather than a guessed pass or fail.",
+    remediation="Add \"stateProbe\": {\"tool\": ..., \"args\": {...}} to this tool's probe in the "
+    "config, naming a read-only tool that lists the state this tool could change.",
+))
+
+
+@hook_suite(SUITE, weight=25, summary="Read-only tools must not mutate server state (needs a stateProbe).")
+def check_side_effects(ctx: ToolContext) -> SuiteResult:
+    if not ctx.is_read_only:
+        return result(SUITE, ctx.name, Status.SKIP,
+                      "not annotated readOnlyHint: true, so state changes are expected")
+    state_probe = ctx.probe.state_probe if ctx.probe else None
+    if state_probe is None:
+        return result(SUITE, ctx.name, Status.INDETERMINATE, NO_PROBE.title, NO_PROBE.code)
+    tolerance = ctx.config.thresholds.float_tolerance
+    # Two readings before the call show whether the probe itself is stable enough to compare.
+    before = [ctx.call(state_probe.tool, state_probe.args) for _ in range(2)]
+    if any(reading.failed for reading in before):
+        return result(SUITE, ctx.name, Status.INDETERMINATE,
+                      f"state probe {state_probe.tool!r} failed: {before[0].describe_failure()}",
+                      CALL_FAILED.code)
+    baseline = [normalized_output(reading) for reading in before]
+    if not all_equal(baseline, tolerance):
+        return result(SUITE, ctx.name, Status.INDETERMINATE,
+                      f"state probe {state_probe.tool!r} is not stable on its own; choose a probe "
+                      "whose output changes only when state changes")
+    call = ctx.call(ctx.name, ctx.arguments)
+    if ctx.hung:
+        return result(SUITE, ctx.name, Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
+    after = ctx.call(state_probe.tool, state_probe.args)
+    if after.failed:
+        return result(SUITE, ctx.name, Status.INDETERMINATE,
+                      f"state probe {state_probe.tool!r} failed after the call: {after.describe_failure()}",
+                      CALL_FAILED.code)
+    if all_equal([baseline[0], normalized_output(after)], tolerance):
+        note = " (the call itself failed)" if call.failed else ""
+        return result(SUITE, ctx.name, Status.PASS, f"state probe {state_probe.tool!r} unchanged{note}")
+    return result(SUITE, ctx.name, Status.FAIL,
+                  f"state probe {state_probe.tool!r} changed after one call", STATE_DELTA.code)

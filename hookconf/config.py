@@ -1,0 +1,136 @@
+"""The target config (seed format of mcp-hook-conformance, plus HTTP and safety keys)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from hookconf.errors import ConfigError
+
+HOOK_SUITES: tuple[str, ...] = ("idempotency", "side-effects", "latency", "determinism", "dsgvo")
+DEFAULT_CONFIG_NAME = "hook-conformance.config.json"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class ServerConfig(_Strict):
+    name: str = Field(min_length=1)
+    transport: Literal["stdio", "http"] = "stdio"
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _transport_needs(self) -> ServerConfig:
+        if self.transport == "stdio" and not self.command:
+            raise ValueError("a stdio server needs 'command' (the program to start)")
+        if self.transport == "http" and not self.url:
+            raise ValueError("an http server needs 'url' (e.g. http://127.0.0.1:3001/mcp)")
+        return self
+
+
+class Thresholds(_Strict):
+    latency_p50_ms: float = Field(30000, alias="latencyP50Ms", gt=0)
+    latency_p95_ms: float = Field(60000, alias="latencyP95Ms", gt=0)
+    float_tolerance: float = Field(1e-9, alias="floatTolerance", ge=0)
+
+
+class StateProbe(_Strict):
+    tool: str = Field(min_length=1)
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Probe(_Strict):
+    name: str = Field(min_length=1)
+    args: dict[str, Any] | None = None
+    state_probe: StateProbe | None = Field(None, alias="stateProbe")
+
+
+class AuditConfig(_Strict):
+    schema_url: str | None = Field(None, alias="$schema")
+    server: ServerConfig
+    suites: list[str] = Field(default_factory=lambda: list(HOOK_SUITES))
+    tries: int = Field(3, ge=2, le=50)
+    thresholds: Thresholds = Field(default_factory=Thresholds)  # type: ignore[arg-type]
+    probes: list[Probe] = Field(default_factory=list)
+    tool_filter: list[str] | None = Field(None, alias="toolFilter")
+    timeout_ms: int = Field(30000, alias="timeoutMs", gt=0)
+    allow_destructive: list[str] = Field(default_factory=list, alias="allowDestructive")
+
+    @model_validator(mode="after")
+    def _known_suites(self) -> AuditConfig:
+        unknown = [s for s in self.suites if s not in HOOK_SUITES]
+        if unknown:
+            raise ValueError(f"unknown suite {', '.join(map(repr, unknown))}; known: {', '.join(HOOK_SUITES)}")
+        return self
+
+    def probe_for(self, tool: str) -> Probe | None:
+        return next((p for p in self.probes if p.name == tool), None)
+
+
+def load_config(path: Path) -> AuditConfig:
+    """Read and validate a config file; every problem becomes a ConfigError naming the field."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            f"config file {path} not found; create one with 'hookconf init --server-name NAME'"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from exc
+    return parse_config(data, source=str(path))
+
+
+def parse_config(data: object, source: str = "config") -> AuditConfig:
+    try:
+        return AuditConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{source}: invalid config\n{describe_validation_error(exc)}") from None
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    lines = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        message = error["msg"].removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            message = "unknown key (check its spelling)"
+        lines.append(f"  - {where}: {message}")
+    return "\n".join(lines)
+
+
+def example_config(server_name: str) -> dict[str, Any]:
+    """The config `hookconf init` writes: valid as written, with placeholders to edit."""
+    return {
+        "server": {
+            "name": server_name,
+            "transport": "stdio",
+            "command": "npx",
+            "args": ["-y", server_name],
+            "env": {},
+        },
+        "suites": list(HOOK_SUITES),
+        "tries": 3,
+        "thresholds": {"latencyP50Ms": 30000, "latencyP95Ms": 60000},
+        "timeoutMs": 30000,
+        "probes": [
+            {
+                "name": "search_things",
+                "args": {"query": "audit-fixed-input"},
+                "stateProbe": {"tool": "list_things", "args": {}},
+            }
+        ],
+        "allowDestructive": [],
+    }

@@ -1,0 +1,25 @@
+"""One root error type; each subclass carries a message that tells the user what to do."""
+
+
+class HookconfError(Exception):
+    """Base of every error hookconf reports to the user instead of a traceback."""
+
+    exit_code = 1
+
+
+class ConfigError(HookconfError):
+    """The config file is missing, unreadable or invalid."""
+
+    exit_code = 2
+
+
+class ServerStartError(HookconfError):
+    """The audited server could not be started, or exited before it answered."""
+
+
+class TransportClosed(HookconfError):
+    """The connection to the server is gone (the process exited or the HTTP endpoint vanished)."""
+
+
+class RequestTimeout(HookconfError):
+    """No answer arrived within the request timeout."""

@@ -1,0 +1,1 @@
+"""One versioned report model; one module per output format, all rendering that model."""

@@ -1,0 +1,98 @@
+"""The report: one object that crosses process boundaries as JSON and back."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hookconf.checks.registry import Status
+
+SCHEMA_VERSION = "1.0"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid")
+
+
+class ToolInfo(_Model):
+    name: str = "hookconf"
+    version: str
+
+
+class ServerInfo(_Model):
+    name: str
+    transport: str
+    server_info: dict[str, object] = Field(alias="serverInfo")
+    protocol_version: str = Field(alias="protocolVersion")
+    capabilities: dict[str, object]
+
+
+class ResultEntry(_Model):
+    suite: str
+    tool: str
+    status: Status
+    code: str | None
+    title: str | None
+    details: str
+    duration_ms: float = Field(alias="durationMs")
+
+
+class ToolEntry(_Model):
+    name: str
+    score: float | None
+    called: bool
+    arguments: dict[str, object]
+    arguments_source: str = Field(alias="argumentsSource")
+    note: str | None = None
+
+
+class Resources(_Model):
+    startup_ms: float | None = Field(alias="startupMs")
+    peak_rss_bytes: int = Field(alias="peakRssBytes")
+    cpu_seconds: float = Field(alias="cpuSeconds")
+    peak_threads: int = Field(alias="peakThreads")
+    peak_children: int = Field(alias="peakChildren")
+
+
+class Violation(_Model):
+    method: str
+    model: str
+    tool: str | None
+    errors: list[str]
+
+
+class Summary(_Model):
+    passed: int
+    warned: int
+    failed: int
+    indeterminate: int
+    skipped: int
+
+
+class Report(_Model):
+    schema_version: str = Field(SCHEMA_VERSION, alias="schemaVersion")
+    tool: ToolInfo
+    server: ServerInfo
+    score: float | None
+    tools: list[ToolEntry]
+    results: list[ResultEntry]
+    resources: Resources | None
+    schema_violations: list[Violation] = Field(alias="schemaViolations")
+    summary: Summary
+    duration_ms: float = Field(alias="durationMs")
+
+    @property
+    def has_failures(self) -> bool:
+        return self.summary.failed > 0
+
+    def to_json(self) -> str:
+        return self.model_dump_json(by_alias=True, indent=2)
+
+
+def summarize(results: list[ResultEntry]) -> Summary:
+    def count(status: Status) -> int:
+        return sum(1 for r in results if r.status is status)
+
+    return Summary(
+        passed=count(Status.PASS), warned=count(Status.WARN), failed=count(Status.FAIL),
+        indeterminate=count(Status.INDETERMINATE), skipped=count(Status.SKIP),
+    )

@@ -1,0 +1,174 @@
+"""Plan which suites apply to which tool, run them, emit events, return a Report."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from hookconf import __version__
+from hookconf.checks import SUITES
+from hookconf.checks.arguments import generated_arguments
+from hookconf.checks.context import ToolContext, is_destructive
+from hookconf.checks.registry import FINDINGS, SCHEMA_VIOLATION, Status, Suite, SuiteResult
+from hookconf.config import HOOK_SUITES, AuditConfig
+from hookconf.report.model import (
+    Report,
+    Resources,
+    ResultEntry,
+    ServerInfo,
+    ToolEntry,
+    ToolInfo,
+    Violation,
+    summarize,
+)
+from hookconf.scoring import server_score, tool_score
+from hookconf.session import McpSession, open_session
+from hookconf.wire.transport import JsonObject
+
+
+class RunListener:
+    """Receives the runner's events; progress displays and reporters subclass it."""
+
+    def started(self, server_name: str, tool_count: int) -> None:
+        """The server answered and its tools are known."""
+
+    def result(self, outcome: SuiteResult) -> None:
+        """One (tool, suite) outcome is final."""
+
+    def finished(self, report: Report) -> None:
+        """The report is complete."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    suites: Sequence[str] = HOOK_SUITES
+    tool: str | None = None
+    listeners: Sequence[RunListener] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class ToolPlan:
+    tool: JsonObject
+    arguments: JsonObject
+    arguments_source: str
+    callable: bool
+    note: str | None
+
+
+def plan_tool(tool: JsonObject, config: AuditConfig) -> ToolPlan:
+    name = str(tool.get("name"))
+    probe = config.probe_for(name)
+    note = None
+    if probe is not None and probe.args is not None:
+        arguments, source = dict(probe.args), "probe"
+    else:
+        arguments, note = generated_arguments(tool.get("inputSchema"))
+        source = "generated"
+    callable_ = not is_destructive(tool) or name in config.allow_destructive
+    if not callable_:
+        note = "not called: destructive, or not annotated read-only; allowDestructive opts it in"
+    return ToolPlan(tool, arguments, source, callable_, note)
+
+
+def selected_tools(tools: list[JsonObject], config: AuditConfig, only: str | None) -> list[JsonObject]:
+    chosen = [t for t in tools if config.tool_filter is None or t.get("name") in config.tool_filter]
+    return [t for t in chosen if only is None or t.get("name") == only]
+
+
+def run_audit(config: AuditConfig, options: RunOptions) -> Report:
+    started = time.monotonic()
+    session = open_session(config.server, config.timeout_ms / 1000)
+    try:
+        identity = session.initialize()
+        tools = selected_tools(session.list_tools(), config, options.tool)
+        for listener in options.listeners:
+            listener.started(config.server.name, len(tools))
+        entries, tool_entries = _audit_tools(session, tools, config, options)
+    finally:
+        session.close()
+    entries.extend(_violation_entries(session))
+    report = Report(
+        tool=ToolInfo(version=__version__),
+        server=ServerInfo(
+            name=config.server.name, transport=config.server.transport, serverInfo=identity.server_info,
+            protocolVersion=identity.protocol_version, capabilities=identity.capabilities,
+        ),
+        score=server_score(t.score for t in tool_entries),
+        tools=tool_entries,
+        results=entries,
+        resources=_resources(session),
+        schemaViolations=[Violation(method=v.method, model=v.model, tool=v.tool, errors=v.errors)
+                          for v in session.violations],
+        summary=summarize(entries),
+        durationMs=round((time.monotonic() - started) * 1000, 1),
+    )
+    for listener in options.listeners:
+        listener.finished(report)
+    return report
+
+
+def _audit_tools(
+    session: McpSession, tools: list[JsonObject], config: AuditConfig, options: RunOptions
+) -> tuple[list[ResultEntry], list[ToolEntry]]:
+    entries: list[ResultEntry] = []
+    tool_entries: list[ToolEntry] = []
+    suites = [SUITES[name] for name in HOOK_SUITES if name in options.suites and name in config.suites]
+    stuck = False
+    for tool in tools:
+        plan = plan_tool(tool, config)
+        ctx = ToolContext(tool, plan.arguments, config, session, config.probe_for(str(tool.get("name"))))
+        ctx.server_stuck = stuck
+        outcomes = [_run_suite(suite, ctx, plan, session) for suite in suites]
+        stuck = ctx.server_stuck
+        for outcome in outcomes:
+            entries.append(_entry(outcome))
+            for listener in options.listeners:
+                listener.result(outcome)
+        tool_entries.append(ToolEntry(
+            name=ctx.name, score=tool_score(outcomes), called=plan.callable and any(s.calls_tool for s in suites),
+            arguments=plan.arguments, argumentsSource=plan.arguments_source, note=plan.note,
+        ))
+    return entries, tool_entries
+
+
+def _run_suite(suite: Suite, ctx: ToolContext, plan: ToolPlan, session: McpSession) -> SuiteResult:
+    name, calls_tool = suite.name, suite.calls_tool
+    if calls_tool and not plan.callable:
+        return SuiteResult(name, ctx.name, Status.SKIP, plan.note or "not callable")
+    if calls_tool and not session.server_alive():
+        reason = f"server is gone ({session.transport.closed_reason})"
+        if session.process is not None and session.process.stderr_tail():
+            reason += f"; its stderr ends with: {session.process.stderr_tail(3)}"
+        return SuiteResult(name, ctx.name, Status.INDETERMINATE, reason)
+    if calls_tool and ctx.server_stuck and not ctx.hung:
+        return SuiteResult(name, ctx.name, Status.INDETERMINATE,
+                           "server stopped answering (an earlier call hung and a ping got no answer)")
+    started = time.monotonic()
+    outcome = suite.run(ctx)
+    duration = round((time.monotonic() - started) * 1000, 1)
+    return SuiteResult(outcome.suite, outcome.tool, outcome.status, outcome.details, outcome.code, duration)
+
+
+def _entry(outcome: SuiteResult) -> ResultEntry:
+    title = FINDINGS[outcome.code].title if outcome.code else None
+    return ResultEntry(suite=outcome.suite, tool=outcome.tool, status=outcome.status, code=outcome.code,
+                       title=title, details=outcome.details, durationMs=outcome.duration_ms)
+
+
+def _violation_entries(session: McpSession) -> list[ResultEntry]:
+    return [
+        ResultEntry(suite=SCHEMA_VIOLATION.suite, tool=v.tool or "(server)", status=Status.WARN,
+                    code=SCHEMA_VIOLATION.code, title=SCHEMA_VIOLATION.title,
+                    details=f"{v.method} result is not a valid {v.model}: {'; '.join(v.errors)}", durationMs=0.0)
+        for v in session.violations
+    ]
+
+
+def _resources(session: McpSession) -> Resources | None:
+    figures = session.resource_figures()
+    if figures is None:
+        return None
+    return Resources(startupMs=figures.startup_ms, peakRssBytes=figures.peak_rss_bytes,
+                     cpuSeconds=figures.cpu_seconds, peakThreads=figures.peak_threads,
+                     peakChildren=figures.peak_children)

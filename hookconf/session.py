@@ -1,0 +1,235 @@
+"""An MCP client over a wire: handshake, tool listing and calls, with every result validated."""
+
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from hookconf import HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, __version__
+from hookconf.config import ServerConfig
+from hookconf.errors import HookconfError, RequestTimeout, ServerStartError, TransportClosed
+from hookconf.wire.http import HttpTransport, wait_until_listening
+from hookconf.wire.process import ResourceFigures, ServerProcess
+from hookconf.wire.recording import Recording
+from hookconf.wire.stdio import StdioTransport
+from hookconf.wire.transport import JsonObject, Transport
+
+MAX_TOOL_PAGES = 100
+# mcp_types ships models for 2025-11-25 and 2026-07-28; older handshake revisions are subsets of
+# 2025-11-25 and are validated against it (its models ignore unknown fields).
+MODEL_MODULES = {"2025-11-25": "mcp_types._v2025_11_25", "2026-07-28": "mcp_types._v2026_07_28"}
+
+
+@dataclass(frozen=True)
+class SchemaViolation:
+    """A server message that does not match the MCP schema of the negotiated revision."""
+
+    method: str
+    model: str
+    errors: list[str]
+    tool: str | None = None
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    """One tools/call: the result, or the JSON-RPC error, or a timeout, with its round-trip time."""
+
+    duration_ms: float
+    result: JsonObject | None = None
+    error: JsonObject | None = None
+    timed_out: bool = False
+
+    @property
+    def failed(self) -> bool:
+        """The call produced no usable output: a JSON-RPC error, a timeout, or isError."""
+        return self.result is None or bool(self.result.get("isError"))
+
+    def describe_failure(self) -> str:
+        if self.timed_out:
+            return "no answer within the timeout"
+        if self.error is not None:
+            return f"JSON-RPC error {self.error.get('code')}: {self.error.get('message')}"
+        return "result has isError: true" + _first_text(self.result)
+
+
+def _first_text(result: JsonObject | None) -> str:
+    for block in (result or {}).get("content") or []:
+        if isinstance(block, dict) and block.get("type") == "text":
+            return f" ({str(block.get('text'))[:120]})"
+    return ""
+
+
+@dataclass
+class ServerIdentity:
+    protocol_version: str
+    server_info: JsonObject
+    capabilities: JsonObject
+    instructions: str | None
+    startup_ms: float
+
+
+@dataclass
+class McpSession:
+    transport: Transport
+    timeout_s: float
+    process: ServerProcess | None
+    identity: ServerIdentity | None = None
+    violations: list[SchemaViolation] = field(default_factory=list)
+    _models: Any = None
+
+    # --- handshake -------------------------------------------------------------------------------
+    def initialize(self, offer: str = LATEST_HANDSHAKE_REVISION) -> ServerIdentity:
+        started = self.process.started_at if self.process else time.monotonic()
+        params = {
+            "protocolVersion": offer,
+            "capabilities": {},
+            "clientInfo": {"name": "hookconf", "version": __version__},
+        }
+        response = self._request_or_fail("initialize", params)
+        startup_ms = (time.monotonic() - started) * 1000
+        if "error" in response:
+            raise ServerStartError(f"server refused initialize: {_error_text(response['error'])}")
+        result = response.get("result") or {}
+        version = str(result.get("protocolVersion", ""))
+        if version not in HANDSHAKE_REVISIONS:
+            raise ServerStartError(
+                f"server negotiated protocol version {version!r}, which hookconf does not speak; "
+                f"supported: {', '.join(HANDSHAKE_REVISIONS)}"
+            )
+        self._load_models(version)
+        self._validate("initialize", "InitializeResult", result)
+        if isinstance(self.transport, HttpTransport):
+            self.transport.protocol_version = version
+        self.transport.notify("notifications/initialized")
+        self.identity = ServerIdentity(
+            protocol_version=version,
+            server_info=dict(result.get("serverInfo") or {}),
+            capabilities=dict(result.get("capabilities") or {}),
+            instructions=result.get("instructions"),
+            startup_ms=round(startup_ms, 1),
+        )
+        return self.identity
+
+    def _request_or_fail(self, method: str, params: JsonObject) -> JsonObject:
+        try:
+            return self.transport.request(method, params, self.timeout_s)
+        except (RequestTimeout, TransportClosed) as exc:
+            raise ServerStartError(self._startup_failure(method, exc)) from None
+
+    def _startup_failure(self, method: str, exc: HookconfError) -> str:
+        message = f"server did not answer {method}: {exc}"
+        if self.process is not None:
+            code = self.process.exit_code()
+            if code is not None:
+                message = f"server exited with code {code} before answering {method}"
+            tail = self.process.stderr_tail()
+            message += f"\nits stderr ends with:\n{tail}" if tail else "\n(it wrote nothing to stderr)"
+        return message
+
+    # --- tools -----------------------------------------------------------------------------------
+    def list_tools(self) -> list[JsonObject]:
+        tools: list[JsonObject] = []
+        cursor: str | None = None
+        for _ in range(MAX_TOOL_PAGES):
+            params = {"cursor": cursor} if cursor else {}
+            response = self._request_or_fail("tools/list", params)
+            if "error" in response:
+                raise ServerStartError(f"tools/list failed: {_error_text(response['error'])}")
+            result = response.get("result") or {}
+            self._validate("tools/list", "ListToolsResult", result)
+            tools.extend(t for t in result.get("tools") or [] if isinstance(t, dict))
+            cursor = result.get("nextCursor")
+            if not cursor:
+                break
+        return tools
+
+    def call_tool(self, name: str, arguments: JsonObject, timeout_s: float | None = None) -> CallOutcome:
+        started = time.monotonic()
+        params = {"name": name, "arguments": arguments}
+        request_id = self.transport.next_id()
+        message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+        try:
+            response = self.transport.exchange(message, timeout_s or self.timeout_s)
+        except RequestTimeout:
+            self._cancel(request_id)
+            return CallOutcome(duration_ms=(time.monotonic() - started) * 1000, timed_out=True)
+        except TransportClosed as exc:
+            lost = {"code": None, "message": f"connection lost: {exc}"}
+            return CallOutcome(duration_ms=(time.monotonic() - started) * 1000, error=lost)
+        duration_ms = (time.monotonic() - started) * 1000
+        if "error" in response:
+            return CallOutcome(duration_ms=duration_ms, error=dict(response["error"]))
+        result = response.get("result") or {}
+        self._validate("tools/call", "CallToolResult", result, tool=name)
+        return CallOutcome(duration_ms=duration_ms, result=result)
+
+    def _cancel(self, request_id: int) -> None:
+        try:
+            self.transport.notify("notifications/cancelled", {"requestId": request_id, "reason": "timeout"})
+        except TransportClosed:
+            pass
+
+    def responsive(self) -> bool:
+        """Whether the server still answers a ping within the request timeout."""
+        try:
+            self.transport.request("ping", None, self.timeout_s)
+        except (RequestTimeout, TransportClosed):
+            return False
+        return True
+
+    # --- validation ------------------------------------------------------------------------------
+    def _load_models(self, version: str) -> None:
+        module = MODEL_MODULES.get(version, MODEL_MODULES[LATEST_HANDSHAKE_REVISION])
+        self._models = importlib.import_module(module)
+
+    def _validate(self, method: str, model_name: str, payload: JsonObject, tool: str | None = None) -> None:
+        model = getattr(self._models, model_name)
+        try:
+            model.model_validate(payload)
+        except ValidationError as exc:
+            errors = [f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}" for e in exc.errors()[:10]]
+            self.violations.append(SchemaViolation(method, model_name, errors, tool))
+
+    def close(self) -> None:
+        self.transport.close()
+
+    def resource_figures(self) -> ResourceFigures | None:
+        if self.process is None:
+            return None
+        return self.process.figures(self.identity.startup_ms if self.identity else None)
+
+    def server_alive(self) -> bool:
+        return self.transport.closed_reason is None
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, dict):
+        return f"JSON-RPC error {error.get('code')}: {error.get('message')}"
+    return repr(error)
+
+
+def open_session(server: ServerConfig, timeout_s: float) -> McpSession:
+    """Start (or reach) the server described by the config; the caller initializes and closes it."""
+    recording = Recording()
+    process = None
+    if server.command:
+        process = ServerProcess(server.command, server.args, server.env, server.cwd)
+    try:
+        transport: Transport
+        if server.transport == "stdio":
+            assert process is not None  # the config requires a command for stdio
+            transport = StdioTransport(process, recording)
+        else:
+            assert server.url is not None
+            if process is not None:
+                wait_until_listening(server.url, process, timeout_s)
+            transport = HttpTransport(server.url, recording, server.headers, timeout_s, process)
+    except BaseException:
+        if process is not None:
+            process.stop()
+        raise
+    return McpSession(transport=transport, timeout_s=timeout_s, process=process)

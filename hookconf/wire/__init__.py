@@ -1,0 +1,1 @@
+"""Our own small, exact JSON-RPC wire: framing, transports, process supervision, recording."""

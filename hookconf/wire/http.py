@@ -1,0 +1,130 @@
+"""Streamable HTTP: POST answered with JSON or an SSE stream, session id and version headers."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import httpx2
+
+from hookconf.errors import ServerStartError
+from hookconf.wire.process import ServerProcess
+from hookconf.wire.recording import Recording
+from hookconf.wire.transport import Transport
+
+SESSION_HEADER = "Mcp-Session-Id"
+VERSION_HEADER = "MCP-Protocol-Version"
+CONNECT_POLL_S = 0.02
+
+
+@dataclass(frozen=True)
+class HttpExchange:
+    """What one POST looked like on the wire, for the checks that judge HTTP behaviour."""
+
+    method: str
+    status: int
+    content_type: str
+
+
+def iter_sse_data(lines: Iterator[str]) -> Iterator[str]:
+    """Yield the data of each SSE event; events with empty data (priming events) yield nothing."""
+    data: list[str] = []
+    for line in lines:
+        if line == "":
+            if data and any(data):
+                yield "\n".join(data)
+            data = []
+        elif line.startswith("data:"):
+            data.append(line[5:].removeprefix(" "))
+    if data and any(data):
+        yield "\n".join(data)
+
+
+class HttpTransport(Transport):
+    def __init__(
+        self,
+        url: str,
+        recording: Recording,
+        headers: dict[str, str],
+        timeout_s: float,
+        process: ServerProcess | None = None,
+    ) -> None:
+        super().__init__(recording)
+        self.url = url
+        self.process = process
+        self.session_id: str | None = None
+        self.protocol_version: str | None = None
+        self.exchanges: list[HttpExchange] = []
+        self._client = httpx2.Client(headers=headers, timeout=httpx2.Timeout(timeout_s, connect=timeout_s))
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        if self.session_id:
+            headers[SESSION_HEADER] = self.session_id
+        if self.protocol_version:
+            headers[VERSION_HEADER] = self.protocol_version
+        return headers
+
+    def send_raw(self, raw: str) -> None:
+        # Each POST runs in its own thread so that the caller's timeout, not the socket's, bounds the wait.
+        threading.Thread(target=self._post, args=(raw,), name="hookconf-http-post", daemon=True).start()
+
+    def _post(self, raw: str) -> None:
+        try:
+            with self._client.stream("POST", self.url, content=raw.encode(), headers=self._headers()) as response:
+                self._remember(response)
+                content_type = response.headers.get("content-type", "")
+                if content_type.startswith("text/event-stream"):
+                    for data in iter_sse_data(response.iter_lines()):
+                        self.deliver(data)
+                elif response.status_code != 202:
+                    body = response.read().decode("utf-8", "replace")
+                    if body.strip():
+                        self.deliver(body)
+        except httpx2.HTTPError as exc:
+            self.recording.add("received", f"(HTTP error: {exc})", None)
+            if self.process is not None and self.process.exit_code() is not None:
+                self.mark_closed(f"server exited with code {self.process.exit_code()}")
+
+    def _remember(self, response: httpx2.Response) -> None:
+        session_id = response.headers.get(SESSION_HEADER)
+        if session_id:
+            self.session_id = session_id
+        self.exchanges.append(
+            HttpExchange("POST", response.status_code, response.headers.get("content-type", ""))
+        )
+
+    def close(self) -> None:
+        if self.session_id:
+            try:
+                self._client.delete(self.url, headers=self._headers(), timeout=2.0)
+            except httpx2.HTTPError:
+                pass
+        self._client.close()
+        self.mark_closed("connection closed by hookconf")
+        if self.process is not None:
+            self.process.stop()
+
+
+def wait_until_listening(url: str, process: ServerProcess, timeout_s: float) -> None:
+    """Poll the URL's port until it accepts a connection, the process exits, or time runs out."""
+    parts = urlsplit(url)
+    host = parts.hostname or "127.0.0.1"
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.exit_code() is not None:
+            raise ServerStartError(
+                f"server exited with code {process.exit_code()} before listening on {url}; "
+                f"its stderr ends with:\n{process.stderr_tail()}"
+            )
+        try:
+            with socket.create_connection((host, port), timeout=CONNECT_POLL_S * 10):
+                return
+        except OSError:
+            time.sleep(CONNECT_POLL_S)
+    raise ServerStartError(f"server did not listen on {url} within {timeout_s:g} s")

@@ -1,0 +1,171 @@
+"""Start an audited server with a clean environment, watch its resources, kill its whole tree."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+
+import psutil
+
+from hookconf.errors import ServerStartError
+
+# What an audited server may see of the auditor's environment; the config adds the rest.
+ENV_ALLOWLIST = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "USER", "LOGNAME", "SYSTEMROOT")
+TERMINATE_GRACE_S = 2.0
+SAMPLE_INTERVAL_S = 0.05
+STDERR_TAIL_LINES = 40
+
+
+def clean_environment(extra: dict[str, str]) -> dict[str, str]:
+    env = {key: os.environ[key] for key in ENV_ALLOWLIST if key in os.environ}
+    env.update(extra)
+    return env
+
+
+@dataclass(frozen=True)
+class ResourceFigures:
+    startup_ms: float | None
+    peak_rss_bytes: int
+    cpu_seconds: float
+    peak_threads: int
+    peak_children: int
+
+
+class ResourceMonitor:
+    """Samples the process tree in a background thread: peak RSS, CPU, threads and children."""
+
+    def __init__(self, pid: int) -> None:
+        self._root = psutil.Process(pid)
+        self._stop = threading.Event()
+        self._cpu_by_pid: dict[int, float] = {}
+        self.peak_rss_bytes = 0
+        self.peak_threads = 0
+        self.peak_children = 0
+        self._thread = threading.Thread(target=self._run, name="hookconf-monitor", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            self.sample()
+            if self._stop.wait(SAMPLE_INTERVAL_S):
+                return
+
+    def sample(self) -> None:
+        try:
+            tree = [self._root, *self._root.children(recursive=True)]
+        except psutil.Error:
+            return
+        rss = threads = 0
+        for proc in tree:
+            try:
+                with proc.oneshot():
+                    rss += proc.memory_info().rss
+                    threads += proc.num_threads()
+                    times = proc.cpu_times()
+                    self._cpu_by_pid[proc.pid] = times.user + times.system
+            except psutil.Error:
+                continue
+        self.peak_rss_bytes = max(self.peak_rss_bytes, rss)
+        self.peak_threads = max(self.peak_threads, threads)
+        self.peak_children = max(self.peak_children, len(tree) - 1)
+
+    @property
+    def cpu_seconds(self) -> float:
+        return sum(self._cpu_by_pid.values())
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=1)
+
+
+class ServerProcess:
+    """A server subprocess in its own session, with stdin/stdout pipes and a stderr tail."""
+
+    def __init__(self, command: str, args: list[str], env: dict[str, str], cwd: str | None) -> None:
+        self.argv = [command, *args]
+        self.started_at = time.monotonic()
+        try:
+            self.popen = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=clean_environment(env),
+                cwd=cwd,
+                start_new_session=True,
+                bufsize=0,
+            )
+        except OSError as exc:
+            raise ServerStartError(
+                f"cannot start server {' '.join(self.argv)!r}: {exc.strerror}; "
+                "check server.command and server.args in the config"
+            ) from exc
+        self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
+        self._stderr_thread = threading.Thread(target=self._drain_stderr, name="hookconf-stderr", daemon=True)
+        self._stderr_thread.start()
+        self.monitor = ResourceMonitor(self.popen.pid)
+
+    def _drain_stderr(self) -> None:
+        assert self.popen.stderr is not None
+        for line in iter(self.popen.stderr.readline, b""):
+            self._stderr_tail.append(line.decode("utf-8", "replace").rstrip("\n"))
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def exit_code(self) -> int | None:
+        return self.popen.poll()
+
+    def stderr_tail(self, lines: int = 10) -> str:
+        self._stderr_thread.join(timeout=0.2 if self.exit_code() is not None else 0)
+        return "\n".join(list(self._stderr_tail)[-lines:])
+
+    def stop(self) -> None:
+        """Close stdin, then SIGTERM and finally SIGKILL the whole process tree."""
+        self.monitor.sample()
+        self.monitor.stop()
+        if self.popen.stdin and not self.popen.stdin.closed:
+            try:
+                self.popen.stdin.close()
+            except OSError:
+                pass
+        try:
+            self.popen.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            pass
+        kill_tree(self.popen.pid)
+        self.popen.wait(timeout=TERMINATE_GRACE_S)
+
+    def figures(self, startup_ms: float | None) -> ResourceFigures:
+        return ResourceFigures(
+            startup_ms=startup_ms,
+            peak_rss_bytes=self.monitor.peak_rss_bytes,
+            cpu_seconds=round(self.monitor.cpu_seconds, 3),
+            peak_threads=self.monitor.peak_threads,
+            peak_children=self.monitor.peak_children,
+        )
+
+
+def kill_tree(pid: int) -> None:
+    try:
+        root = psutil.Process(pid)
+        tree = [*root.children(recursive=True), root]
+    except psutil.NoSuchProcess:
+        return
+    for proc in tree:
+        try:
+            proc.terminate()
+        except psutil.NoSuchProcess:
+            pass
+    _, alive = psutil.wait_procs(tree, timeout=TERMINATE_GRACE_S)
+    for proc in alive:
+        try:
+            proc.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(alive, timeout=TERMINATE_GRACE_S)

@@ -1,0 +1,115 @@
+"""The transport interface and the id correlation that stdio and HTTP share."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from abc import ABC, abstractmethod
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from hookconf.errors import RequestTimeout, TransportClosed
+from hookconf.wire.recording import Recording
+
+JsonObject = dict[str, Any]
+
+
+class Transport(ABC):
+    """Sends JSON-RPC messages and waits for answers by id, never "the next line".
+
+    Notifications and server-to-client requests that arrive in between are recorded;
+    a server `ping` is answered at once.
+    """
+
+    def __init__(self, recording: Recording) -> None:
+        self.recording = recording
+        self._ids = itertools.count(1)
+        self._pending: dict[Any, Future[JsonObject]] = {}
+        self._lock = threading.Lock()
+        self._closed_reason: str | None = None
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    def request(self, method: str, params: JsonObject | None = None, timeout_s: float = 30.0) -> JsonObject:
+        """Send a request and return the whole response object (result or error)."""
+        message: JsonObject = {"jsonrpc": "2.0", "id": self.next_id(), "method": method}
+        if params is not None:
+            message["params"] = params
+        return self.exchange(message, timeout_s)
+
+    def exchange(self, message: JsonObject, timeout_s: float) -> JsonObject:
+        future = self._expect(message["id"])
+        try:
+            self.send(message)
+            return future.result(timeout=timeout_s)
+        except FutureTimeout:
+            raise RequestTimeout(
+                f"no answer to {message.get('method')!r} within {timeout_s:g} s"
+            ) from None
+        finally:
+            with self._lock:
+                self._pending.pop(message["id"], None)
+
+    def notify(self, method: str, params: JsonObject | None = None) -> None:
+        message: JsonObject = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+
+    def _expect(self, request_id: Any) -> Future[JsonObject]:
+        future: Future[JsonObject] = Future()
+        with self._lock:
+            if self._closed_reason is not None:
+                raise TransportClosed(self._closed_reason)
+            self._pending[request_id] = future
+        return future
+
+    def deliver(self, raw: str) -> None:
+        """Hand one received message (a line or an SSE data field) to whoever waits for it."""
+        try:
+            message = json.loads(raw)
+        except json.JSONDecodeError:
+            self.recording.add("received", raw, None)
+            return
+        self.recording.add("received", raw, message)
+        for item in message if isinstance(message, list) else [message]:
+            if isinstance(item, dict):
+                self._dispatch(item)
+
+    def _dispatch(self, message: JsonObject) -> None:
+        if "method" in message:
+            if message["method"] == "ping" and "id" in message:
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
+            return
+        with self._lock:
+            future = self._pending.get(message.get("id"))
+        if future is not None and not future.done():
+            future.set_result(message)
+
+    def mark_closed(self, reason: str) -> None:
+        with self._lock:
+            self._closed_reason = reason
+            waiting = list(self._pending.values())
+        for future in waiting:
+            if not future.done():
+                future.set_exception(TransportClosed(reason))
+
+    @property
+    def closed_reason(self) -> str | None:
+        return self._closed_reason
+
+    def send(self, message: JsonObject) -> None:
+        raw = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        self.recording.add("sent", raw, message)
+        self.send_raw(raw)
+
+    @abstractmethod
+    def send_raw(self, raw: str) -> None:
+        """Send one message exactly as given (conformance checks send malformed ones)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """End the conversation and release the server."""
