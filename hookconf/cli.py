@@ -132,5 +132,6 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_version_info(args: argparse.Namespace) -> int:
     print(f"hookconf {__version__}")
-    print(f"MCP revisions spoken: {', '.join(HANDSHAKE_REVISIONS)} (initialize handshake; offers {HANDSHAKE_REVISIONS[-1]})")
+    revisions = ", ".join(HANDSHAKE_REVISIONS)
+    print(f"MCP revisions spoken: {revisions} (initialize handshake; offers {HANDSHAKE_REVISIONS[-1]})")
     return EXIT_OK

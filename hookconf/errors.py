@@ -17,9 +17,9 @@ class ServerStartError(HookconfError):
     """The audited server could not be started, or exited before it answered."""
 
 
-class TransportClosed(HookconfError):
+class TransportClosedError(HookconfError):
     """The connection to the server is gone (the process exited or the HTTP endpoint vanished)."""
 
 
-class RequestTimeout(HookconfError):
+class RequestTimeoutError(HookconfError):
     """No answer arrived within the request timeout."""

@@ -10,7 +10,7 @@ from hookconf import __version__
 from hookconf.checks import SUITES
 from hookconf.checks.arguments import generated_arguments
 from hookconf.checks.context import ToolContext, is_destructive
-from hookconf.checks.registry import FINDINGS, SCHEMA_VIOLATION, Status, Suite, SuiteResult
+from hookconf.checks.registry import FINDINGS, SCHEMA_VIOLATION, Suite, SuiteResult
 from hookconf.config import HOOK_SUITES, AuditConfig
 from hookconf.report.model import (
     Report,
@@ -24,6 +24,7 @@ from hookconf.report.model import (
 )
 from hookconf.scoring import server_score, tool_score
 from hookconf.session import McpSession, open_session
+from hookconf.verdicts import Status
 from hookconf.wire.transport import JsonObject
 
 
@@ -87,6 +88,7 @@ def run_audit(config: AuditConfig, options: RunOptions) -> Report:
         entries, tool_entries = _audit_tools(session, tools, config, options)
     finally:
         session.close()
+    tool_entries = [t.model_copy(update={"calls": session.calls_by_tool[t.name]}) for t in tool_entries]
     entries.extend(_violation_entries(session))
     report = Report(
         tool=ToolInfo(version=__version__),
@@ -126,7 +128,7 @@ def _audit_tools(
             for listener in options.listeners:
                 listener.result(outcome)
         tool_entries.append(ToolEntry(
-            name=ctx.name, score=tool_score(outcomes), called=plan.callable and any(s.calls_tool for s in suites),
+            name=ctx.name, score=tool_score(outcomes), calls=0,
             arguments=plan.arguments, argumentsSource=plan.arguments_source, note=plan.note,
         ))
     return entries, tool_entries

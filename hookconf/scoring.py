@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hookconf.checks.registry import SUITES, Status, SuiteResult
+from hookconf.checks.registry import SUITES, SuiteResult
+from hookconf.verdicts import Status
 
 STATUS_POINTS = {Status.PASS: 100, Status.WARN: 60, Status.INDETERMINATE: 50, Status.FAIL: 0}
 

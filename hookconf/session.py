@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +13,7 @@ from pydantic import ValidationError
 
 from hookconf import HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, __version__
 from hookconf.config import ServerConfig
-from hookconf.errors import HookconfError, RequestTimeout, ServerStartError, TransportClosed
+from hookconf.errors import HookconfError, RequestTimeoutError, ServerStartError, TransportClosedError
 from hookconf.wire.http import HttpTransport, wait_until_listening
 from hookconf.wire.process import ResourceFigures, ServerProcess
 from hookconf.wire.recording import Recording
@@ -79,6 +81,7 @@ class McpSession:
     process: ServerProcess | None
     identity: ServerIdentity | None = None
     violations: list[SchemaViolation] = field(default_factory=list)
+    calls_by_tool: Counter[str] = field(default_factory=Counter)
     _models: Any = None
 
     # --- handshake -------------------------------------------------------------------------------
@@ -117,7 +120,7 @@ class McpSession:
     def _request_or_fail(self, method: str, params: JsonObject) -> JsonObject:
         try:
             return self.transport.request(method, params, self.timeout_s)
-        except (RequestTimeout, TransportClosed) as exc:
+        except (RequestTimeoutError, TransportClosedError) as exc:
             raise ServerStartError(self._startup_failure(method, exc)) from None
 
     def _startup_failure(self, method: str, exc: HookconfError) -> str:
@@ -149,15 +152,16 @@ class McpSession:
 
     def call_tool(self, name: str, arguments: JsonObject, timeout_s: float | None = None) -> CallOutcome:
         started = time.monotonic()
+        self.calls_by_tool[name] += 1
         params = {"name": name, "arguments": arguments}
         request_id = self.transport.next_id()
         message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
         try:
             response = self.transport.exchange(message, timeout_s or self.timeout_s)
-        except RequestTimeout:
+        except RequestTimeoutError:
             self._cancel(request_id)
             return CallOutcome(duration_ms=(time.monotonic() - started) * 1000, timed_out=True)
-        except TransportClosed as exc:
+        except TransportClosedError as exc:
             lost = {"code": None, "message": f"connection lost: {exc}"}
             return CallOutcome(duration_ms=(time.monotonic() - started) * 1000, error=lost)
         duration_ms = (time.monotonic() - started) * 1000
@@ -168,16 +172,14 @@ class McpSession:
         return CallOutcome(duration_ms=duration_ms, result=result)
 
     def _cancel(self, request_id: int) -> None:
-        try:
+        with contextlib.suppress(TransportClosedError):
             self.transport.notify("notifications/cancelled", {"requestId": request_id, "reason": "timeout"})
-        except TransportClosed:
-            pass
 
     def responsive(self) -> bool:
         """Whether the server still answers a ping within the request timeout."""
         try:
             self.transport.request("ping", None, self.timeout_s)
-        except (RequestTimeout, TransportClosed):
+        except (RequestTimeoutError, TransportClosedError):
             return False
         return True
 

@@ -21,7 +21,7 @@ FORMAT_EXAMPLES = {
 MAX_DEPTH = 8
 
 
-def minimal_value(schema: Any, depth: int = 0) -> Any:  # noqa: PLR0911, PLR0912 - one branch per JSON type
+def minimal_value(schema: Any, depth: int = 0) -> Any:  # noqa: PLR0912 - one branch per JSON type
     """The smallest value that honours the schema's type, bounds, enum, const and default."""
     if not isinstance(schema, dict) or depth > MAX_DEPTH:
         return None
@@ -53,7 +53,8 @@ def minimal_value(schema: Any, depth: int = 0) -> Any:  # noqa: PLR0911, PLR0912
 
 
 def minimal_object(schema: dict[str, Any], depth: int = 0) -> dict[str, Any]:
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    declared = schema.get("properties")
+    properties: dict[str, Any] = declared if isinstance(declared, dict) else {}
     required = [name for name in schema.get("required") or [] if isinstance(name, str)]
     return {name: minimal_value(properties.get(name, {}), depth) for name in required}
 

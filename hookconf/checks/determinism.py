@@ -8,12 +8,12 @@ from hookconf.checks.registry import (
     CALL_FAILED,
     TOOL_HUNG,
     Finding,
-    Status,
     SuiteResult,
     hook_suite,
     register_finding,
     result,
 )
+from hookconf.verdicts import Status
 
 SUITE = "determinism"
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 
 from hookconf.checks.context import ToolContext, is_destructive
-from hookconf.checks.registry import Finding, Status, SuiteResult, hook_suite, register_finding, result
+from hookconf.checks.registry import Finding, SuiteResult, hook_suite, register_finding, result
+from hookconf.verdicts import Status
 
 SUITE = "dsgvo"
 

@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 from hookconf.checks.context import ToolContext
-from hookconf.checks.normalize import ISO_TIMESTAMP, TIMESTAMP_MASK, UUID, UUID_MASK, all_equal, mask, normalized_output
+from hookconf.checks.normalize import (
+    ISO_TIMESTAMP,
+    TIMESTAMP_MASK,
+    UUID,
+    UUID_MASK,
+    all_equal,
+    mask,
+    normalized_output,
+)
 from hookconf.checks.registry import (
     CALL_FAILED,
     TOOL_HUNG,
     Finding,
-    Status,
     SuiteResult,
     hook_suite,
     register_finding,
     result,
 )
+from hookconf.verdicts import Status
 
 SUITE = "idempotency"
 

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from hookconf.checks.context import ToolContext
-from hookconf.checks.registry import CALL_FAILED, Finding, Status, SuiteResult, hook_suite, register_finding, result
+from hookconf.checks.registry import (
+    CALL_FAILED,
+    Finding,
+    SuiteResult,
+    hook_suite,
+    register_finding,
+    result,
+)
+from hookconf.verdicts import Status
 
 SUITE = "latency"
 WARMUP_CALLS = 1

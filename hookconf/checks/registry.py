@@ -4,19 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import TYPE_CHECKING
+
+from hookconf.verdicts import Status
 
 if TYPE_CHECKING:
     from hookconf.checks.context import ToolContext
-
-
-class Status(StrEnum):
-    PASS = "pass"
-    WARN = "warn"
-    FAIL = "fail"
-    INDETERMINATE = "indeterminate"
-    SKIP = "skip"
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,12 @@ from hookconf.checks.registry import (
     CALL_FAILED,
     TOOL_HUNG,
     Finding,
-    Status,
     SuiteResult,
     hook_suite,
     register_finding,
     result,
 )
+from hookconf.verdicts import Status
 
 SUITE = "side-effects"
 
@@ -44,7 +44,8 @@ def check_side_effects(ctx: ToolContext) -> SuiteResult:
                       "not annotated readOnlyHint: true, so state changes are expected")
     state_probe = ctx.probe.state_probe if ctx.probe else None
     if state_probe is None:
-        return result(SUITE, ctx.name, Status.INDETERMINATE, NO_PROBE.title, NO_PROBE.code)
+        return result(SUITE, ctx.name, Status.INDETERMINATE,
+                      f"no stateProbe configured for {ctx.name}; add one to its entry in 'probes'", NO_PROBE.code)
     tolerance = ctx.config.thresholds.float_tolerance
     # Two readings before the call show whether the probe itself is stable enough to compare.
     before = [ctx.call(state_probe.tool, state_probe.args) for _ in range(2)]

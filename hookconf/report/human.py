@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import groupby
-
 from hookconf.report.model import Report, ResultEntry
 
 STATUS_LABELS = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "indeterminate": "INDET", "skip": "SKIP"}
@@ -20,13 +18,14 @@ def render(report: Report) -> str:
         "",
     ]
     scores = {tool.name: tool for tool in report.tools}
-    for tool_name, group in groupby(report.results, key=lambda r: r.tool):
+    for tool_name, group in report.results_by_tool().items():
         lines.extend(_tool_table(tool_name, list(group), scores.get(tool_name)))
     lines.append(f"Score: {_score(report.score)}")
     if report.resources is not None:
         lines.append(_resource_line(report))
     summary = report.summary
-    lines.append(f"{summary.passed} passed, {summary.failed} failed, {summary.skipped} skipped")
+    lines.append(f"{summary.passed} passed, {summary.failed} failed, {summary.skipped} skipped, "
+                 f"{summary.warned} warned, {summary.indeterminate} indeterminate")
     return "\n".join(lines) + "\n"
 
 

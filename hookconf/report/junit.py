@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from itertools import groupby
 
-from hookconf.checks.registry import Status
 from hookconf.report.model import Report
+from hookconf.verdicts import Status
 
 
 def render(report: Report) -> str:
     root = ET.Element("testsuites", name=f"hookconf {report.server.name}",
                       time=f"{report.duration_ms / 1000:.3f}")
-    for tool_name, group in groupby(report.results, key=lambda r: r.tool):
+    for tool_name, group in report.results_by_tool().items():
         results = list(group)
         suite = ET.SubElement(
             root, "testsuite", name=tool_name, tests=str(len(results)),

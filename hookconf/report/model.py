@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hookconf.checks.registry import Status
+from hookconf.verdicts import Status
 
 SCHEMA_VERSION = "1.0"
 
@@ -39,7 +39,7 @@ class ResultEntry(_Model):
 class ToolEntry(_Model):
     name: str
     score: float | None
-    called: bool
+    calls: int = Field(description="tools/call requests naming this tool during the audit, as a probe too")
     arguments: dict[str, object]
     arguments_source: str = Field(alias="argumentsSource")
     note: str | None = None
@@ -69,7 +69,7 @@ class Summary(_Model):
 
 
 class Report(_Model):
-    schema_version: str = Field(SCHEMA_VERSION, alias="schemaVersion")
+    schema_version: str = Field(default=SCHEMA_VERSION, alias="schemaVersion")
     tool: ToolInfo
     server: ServerInfo
     score: float | None
@@ -79,6 +79,13 @@ class Report(_Model):
     schema_violations: list[Violation] = Field(alias="schemaViolations")
     summary: Summary
     duration_ms: float = Field(alias="durationMs")
+
+    def results_by_tool(self) -> dict[str, list[ResultEntry]]:
+        """Results grouped per tool, tools in the order they were audited."""
+        grouped: dict[str, list[ResultEntry]] = {}
+        for entry in self.results:
+            grouped.setdefault(entry.tool, []).append(entry)
+        return grouped
 
     @property
     def has_failures(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -100,10 +101,8 @@ class HttpTransport(Transport):
 
     def close(self) -> None:
         if self.session_id:
-            try:
+            with contextlib.suppress(httpx2.HTTPError):
                 self._client.delete(self.url, headers=self._headers(), timeout=2.0)
-            except httpx2.HTTPError:
-                pass
         self._client.close()
         self.mark_closed("connection closed by hookconf")
         if self.process is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import threading
@@ -129,16 +130,15 @@ class ServerProcess:
         """Close stdin, then SIGTERM and finally SIGKILL the whole process tree."""
         self.monitor.sample()
         self.monitor.stop()
+        # Taken before stdin closes: once the server exits, its children are reparented and no
+        # longer show up as its descendants.
+        tree = process_tree(self.popen.pid)
         if self.popen.stdin and not self.popen.stdin.closed:
-            try:
+            with contextlib.suppress(OSError):
                 self.popen.stdin.close()
-            except OSError:
-                pass
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=0.5)
-        except subprocess.TimeoutExpired:
-            pass
-        kill_tree(self.popen.pid)
+        terminate(tree + process_tree(self.popen.pid))
         self.popen.wait(timeout=TERMINATE_GRACE_S)
 
     def figures(self, startup_ms: float | None) -> ResourceFigures:
@@ -151,21 +151,22 @@ class ServerProcess:
         )
 
 
-def kill_tree(pid: int) -> None:
+def process_tree(pid: int) -> list[psutil.Process]:
     try:
         root = psutil.Process(pid)
-        tree = [*root.children(recursive=True), root]
+        return [root, *root.children(recursive=True)]
     except psutil.NoSuchProcess:
-        return
-    for proc in tree:
-        try:
+        return []
+
+
+def terminate(processes: list[psutil.Process]) -> None:
+    """SIGTERM each process still running, then SIGKILL what is left after the grace period."""
+    running = [p for p in dict.fromkeys(processes) if p.is_running()]  # is_running also guards pid reuse
+    for proc in running:
+        with contextlib.suppress(psutil.NoSuchProcess):
             proc.terminate()
-        except psutil.NoSuchProcess:
-            pass
-    _, alive = psutil.wait_procs(tree, timeout=TERMINATE_GRACE_S)
+    _, alive = psutil.wait_procs(running, timeout=TERMINATE_GRACE_S)
     for proc in alive:
-        try:
+        with contextlib.suppress(psutil.NoSuchProcess):
             proc.kill()
-        except psutil.NoSuchProcess:
-            pass
     psutil.wait_procs(alive, timeout=TERMINATE_GRACE_S)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from hookconf.errors import TransportClosed
+from hookconf.errors import TransportClosedError
 from hookconf.wire.process import ServerProcess
 from hookconf.wire.recording import Recording
 from hookconf.wire.transport import Transport
@@ -39,7 +39,7 @@ class StdioTransport(Transport):
         except (BrokenPipeError, ValueError, OSError) as exc:
             reason = self.closed_reason or "server closed its stdin"
             self.mark_closed(reason)
-            raise TransportClosed(reason) from exc
+            raise TransportClosedError(reason) from exc
 
     def close(self) -> None:
         self.process.stop()

@@ -10,7 +10,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from hookconf.errors import RequestTimeout, TransportClosed
+from hookconf.errors import RequestTimeoutError, TransportClosedError
 from hookconf.wire.recording import Recording
 
 JsonObject = dict[str, Any]
@@ -46,7 +46,7 @@ class Transport(ABC):
             self.send(message)
             return future.result(timeout=timeout_s)
         except FutureTimeout:
-            raise RequestTimeout(
+            raise RequestTimeoutError(
                 f"no answer to {message.get('method')!r} within {timeout_s:g} s"
             ) from None
         finally:
@@ -63,7 +63,7 @@ class Transport(ABC):
         future: Future[JsonObject] = Future()
         with self._lock:
             if self._closed_reason is not None:
-                raise TransportClosed(self._closed_reason)
+                raise TransportClosedError(self._closed_reason)
             self._pending[request_id] = future
         return future
 
@@ -95,7 +95,7 @@ class Transport(ABC):
             waiting = list(self._pending.values())
         for future in waiting:
             if not future.done():
-                future.set_exception(TransportClosed(reason))
+                future.set_exception(TransportClosedError(reason))
 
     @property
     def closed_reason(self) -> str | None:
