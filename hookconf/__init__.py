@@ -5,3 +5,6 @@ __version__ = "0.1.0"
 HANDSHAKE_REVISIONS: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 STATELESS_REVISIONS: tuple[str, ...] = ("2026-07-28",)
 LATEST_HANDSHAKE_REVISION = HANDSHAKE_REVISIONS[-1]
+
+HOOK_SUITES: tuple[str, ...] = ("idempotency", "side-effects", "latency", "determinism", "dsgvo")
+DEFAULT_CONFIG_NAME = "hook-conformance.config.json"

@@ -7,10 +7,14 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hookconf import HANDSHAKE_REVISIONS, __version__
-from hookconf.config import DEFAULT_CONFIG_NAME, HOOK_SUITES, AuditConfig, example_config, load_config
+from hookconf import DEFAULT_CONFIG_NAME, HANDSHAKE_REVISIONS, HOOK_SUITES, __version__
 from hookconf.errors import ConfigError, HookconfError
+from hookconf.report.formats import OutputFormat
+
+if TYPE_CHECKING:
+    from hookconf.config import AuditConfig
 
 EXIT_OK = 0
 EXIT_FAILURES = 1
@@ -51,8 +55,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from hookconf.report.formats import OutputFormat
-
     check = commands.add_parser("check", help="audit the server a config file describes")
     check.add_argument("config", type=Path, help=f"path to the config (e.g. {DEFAULT_CONFIG_NAME})")
     check.add_argument("--output", "--format", dest="output", type=OutputFormat,
@@ -72,6 +74,7 @@ def _add_init(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 
 def run_check(args: argparse.Namespace) -> int:
+    from hookconf.config import load_config
     from hookconf.report.formats import render
     from hookconf.runner import RunOptions, run_audit
 
@@ -95,6 +98,8 @@ def _with_overrides(config: AuditConfig, tries: int | None) -> AuditConfig:
 
 
 def run_init(args: argparse.Namespace) -> int:
+    from hookconf.config import example_config
+
     target = Path.cwd() / DEFAULT_CONFIG_NAME
     if target.exists() and not args.force:
         raise ConfigError(f"{target} already exists; pass --force to overwrite it")

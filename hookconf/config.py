@@ -8,10 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from hookconf import HOOK_SUITES
 from hookconf.errors import ConfigError
-
-HOOK_SUITES: tuple[str, ...] = ("idempotency", "side-effects", "latency", "determinism", "dsgvo")
-DEFAULT_CONFIG_NAME = "hook-conformance.config.json"
 
 
 class _Strict(BaseModel):

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from hookconf import __version__
+from hookconf import HOOK_SUITES, __version__
 from hookconf.checks import SUITES
 from hookconf.checks.arguments import generated_arguments
 from hookconf.checks.context import ToolContext, is_destructive
 from hookconf.checks.registry import FINDINGS, SCHEMA_VIOLATION, Suite, SuiteResult
-from hookconf.config import HOOK_SUITES, AuditConfig
+from hookconf.config import AuditConfig
 from hookconf.report.model import (
     Report,
     Resources,
@@ -159,12 +160,16 @@ def _entry(outcome: SuiteResult) -> ResultEntry:
 
 
 def _violation_entries(session: McpSession) -> list[ResultEntry]:
-    return [
-        ResultEntry(suite=SCHEMA_VIOLATION.suite, tool=v.tool or "(server)", status=Status.WARN,
-                    code=SCHEMA_VIOLATION.code, title=SCHEMA_VIOLATION.title,
-                    details=f"{v.method} result is not a valid {v.model}: {'; '.join(v.errors)}", durationMs=0.0)
-        for v in session.violations
-    ]
+    """One WARN per distinct violation; repeats of the same one are counted, not listed."""
+    counts = Counter((v.method, v.model, v.tool, "; ".join(v.errors)) for v in session.violations)
+    entries = []
+    for (method, model, tool, errors), count in counts.items():
+        times = f" ({count} times)" if count > 1 else ""
+        entries.append(ResultEntry(
+            suite=SCHEMA_VIOLATION.suite, tool=tool or "(server)", status=Status.WARN,
+            code=SCHEMA_VIOLATION.code, title=SCHEMA_VIOLATION.title,
+            details=f"{method} result is not a valid {model}{times}: {errors}", durationMs=0.0))
+    return entries
 
 
 def _resources(session: McpSession) -> Resources | None:

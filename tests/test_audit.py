@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import xml.etree.ElementTree as ET
@@ -153,7 +154,7 @@ def test_allow_destructive_opts_a_tool_in() -> None:
 
 
 def test_tool_filter_limits_the_audit() -> None:
-    report = audit(stdio_server("good_server.py"), toolFilter=["add_numbers"], suites=["dsgvo"])
+    report = audit(stdio_server("good_server.py"), toolFilter=["add_numbers"], suites=("dsgvo",))
     assert [t.name for t in report.tools] == ["add_numbers"]
     assert [r.suite for r in report.results] == ["dsgvo"]
 
@@ -161,7 +162,8 @@ def test_tool_filter_limits_the_audit() -> None:
 def test_resources_are_measured_for_started_servers(good_report: Report) -> None:
     resources = good_report.resources
     assert resources is not None
-    assert resources.startup_ms is not None and resources.startup_ms > 0
+    assert resources.startup_ms is not None
+    assert resources.startup_ms > 0
     assert resources.peak_rss_bytes > 10 * 2**20  # a Python interpreter with the SDK loaded
     assert resources.cpu_seconds > 0
     assert resources.peak_threads >= 1
@@ -213,7 +215,8 @@ def test_junit_has_a_testsuite_per_tool(broken_report: Report) -> None:
         "idempotency", "side-effects", "latency", "determinism", "dsgvo"]
     assert random_text.get("failures") == "1"
     failure = random_text.find("testcase[@name='idempotency']/failure")
-    assert failure is not None and failure.get("type") == "IDEMP-001"
+    assert failure is not None
+    assert failure.get("type") == "IDEMP-001"
     assert suites["wipe_everything"].get("skipped") == "4"
     assert all(float(c.get("time", "x")) >= 0 for c in root.iter("testcase"))
 
@@ -242,11 +245,10 @@ def test_whole_process_tree_is_killed(tmp_path: Path) -> None:
     script = f"sleep 300 & echo $! > {pid_file}; exec {sys.executable} {FIXTURES / 'good_server.py'}"
     report = audit({"name": "tree", "command": "sh", "args": ["-c", script]}, suites=("dsgvo",))
     child = int(pid_file.read_text())
-    assert report.resources is not None and report.resources.peak_children >= 1
-    try:
+    assert report.resources is not None
+    assert report.resources.peak_children >= 1
+    with contextlib.suppress(psutil.NoSuchProcess):  # gone entirely: killed and reaped
         assert psutil.Process(child).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        pass  # gone entirely: killed and reaped
 
 
 def test_report_json_round_trips(good_report: Report) -> None:

@@ -125,7 +125,8 @@ def test_module_entry_point_and_help_run_without_the_audit_stack() -> None:
     probe = ("import sys, runpy; sys.argv = ['hookconf', '--help']\n"
              "try:\n    runpy.run_module('hookconf', run_name='__main__')\n"
              "except SystemExit:\n    pass\n"
-             "heavy = [m for m in ('pandas', 'mcp_types._v2025_11_25', 'hookconf.session', 'mcp') if m in sys.modules]\n"
+             "heavy = ('pandas', 'mcp_types._v2025_11_25', 'hookconf.session', 'mcp')\n"
+             "heavy = [m for m in heavy if m in sys.modules]\n"
              "print('HEAVY', heavy)")
     completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
     assert "check" in completed.stdout

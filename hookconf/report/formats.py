@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-from hookconf.report import human, junit
-from hookconf.report.model import Report
+if TYPE_CHECKING:
+    from hookconf.report.model import Report
 
 
 class OutputFormat(StrEnum):
@@ -15,12 +16,13 @@ class OutputFormat(StrEnum):
     JUNIT = "junit"
 
 
-RENDERERS: dict[OutputFormat, Callable[[Report], str]] = {
-    OutputFormat.HUMAN: human.render,
-    OutputFormat.JSON: Report.to_json,
-    OutputFormat.JUNIT: junit.render,
-}
-
-
 def render(report: Report, output: OutputFormat) -> str:
-    return RENDERERS[output](report)
+    # Renderers are imported on use, so that naming a format (as the CLI parser does) costs nothing.
+    from hookconf.report import human, junit
+
+    renderers: dict[OutputFormat, Callable[[Report], str]] = {
+        OutputFormat.HUMAN: human.render,
+        OutputFormat.JSON: lambda r: r.to_json(),
+        OutputFormat.JUNIT: junit.render,
+    }
+    return renderers[output](report)

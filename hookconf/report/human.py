@@ -34,7 +34,7 @@ def _tool_table(tool_name: str, results: list[ResultEntry], tool: object) -> lis
     header = f"{tool_name}  (score {_score(score)})"
     note = getattr(tool, "note", None)
     rows = [header, "-" * len(header)]
-    if note:
+    if note and all(entry.details != note for entry in results):
         rows.append(f"  note: {note}")
     for entry in results:
         code = entry.code or ""
