@@ -126,7 +126,8 @@ class McpSession:
     def _startup_failure(self, method: str, exc: HookconfError) -> str:
         message = f"server did not answer {method}: {exc}"
         if self.process is not None:
-            code = self.process.exit_code()
+            # The pipe breaks a moment before the exit status is known.
+            code = self.process.exit_code(wait_s=1.0 if self.transport.closed_reason else 0.0)
             if code is not None:
                 message = f"server exited with code {code} before answering {method}"
             tail = self.process.stderr_tail()

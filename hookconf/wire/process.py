@@ -119,8 +119,11 @@ class ServerProcess:
     def pid(self) -> int:
         return self.popen.pid
 
-    def exit_code(self) -> int | None:
-        return self.popen.poll()
+    def exit_code(self, wait_s: float = 0.0) -> int | None:
+        """The exit code, or None while it runs; `wait_s` allows a dying process time to finish."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            return self.popen.wait(timeout=wait_s) if wait_s else self.popen.poll()
+        return None
 
     def stderr_tail(self, lines: int = 10) -> str:
         self._stderr_thread.join(timeout=0.2 if self.exit_code() is not None else 0)

@@ -26,8 +26,8 @@ class StdioTransport(Transport):
             text = line.decode("utf-8", "replace").rstrip("\r\n")
             if text:
                 self.deliver(text)
-        code = self.process.popen.wait()
-        self.mark_closed(f"server exited with code {code}")
+        code = self.process.exit_code(wait_s=1.0)
+        self.mark_closed("server closed its stdout" if code is None else f"server exited with code {code}")
 
     def send_raw(self, raw: str) -> None:
         stdin = self.process.popen.stdin
@@ -37,7 +37,7 @@ class StdioTransport(Transport):
                 stdin.write(raw.encode("utf-8") + b"\n")
                 stdin.flush()
         except (BrokenPipeError, ValueError, OSError) as exc:
-            reason = self.closed_reason or "server closed its stdin"
+            reason = self.closed_reason or "server closed its stdin (broken pipe)"
             self.mark_closed(reason)
             raise TransportClosedError(reason) from exc
 
