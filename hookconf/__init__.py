@@ -7,4 +7,6 @@ STATELESS_REVISIONS: tuple[str, ...] = ("2026-07-28",)
 LATEST_HANDSHAKE_REVISION = HANDSHAKE_REVISIONS[-1]
 
 HOOK_SUITES: tuple[str, ...] = ("idempotency", "side-effects", "latency", "determinism", "dsgvo")
+COMPLIANCE_SUITE = "compliance"
+ALL_SUITES: tuple[str, ...] = (*HOOK_SUITES, COMPLIANCE_SUITE)
 DEFAULT_CONFIG_NAME = "hook-conformance.config.json"

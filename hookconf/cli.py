@@ -9,12 +9,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hookconf import DEFAULT_CONFIG_NAME, HANDSHAKE_REVISIONS, HOOK_SUITES, __version__
+from hookconf import ALL_SUITES, DEFAULT_CONFIG_NAME, HANDSHAKE_REVISIONS, __version__
 from hookconf.errors import ConfigError, HookconfError
 from hookconf.report.formats import OutputFormat
 
 if TYPE_CHECKING:
+    from hookconf.checks.compliance import ComplianceCheck
     from hookconf.config import AuditConfig
+    from hookconf.report.model import Report
+
+GRADES = ("A", "B", "C", "D", "F")
 
 EXIT_OK = 0
 EXIT_FAILURES = 1
@@ -51,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name in ("version-info", "version"):
         commands.add_parser(name, help="print hookconf's version and the MCP revisions it speaks").set_defaults(
             command=run_version_info)
+    from hookconf.fleet.cli import add_fleet_commands
+    add_fleet_commands(commands)
     return parser
 
 
@@ -59,11 +65,28 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     check.add_argument("config", type=Path, help=f"path to the config (e.g. {DEFAULT_CONFIG_NAME})")
     check.add_argument("--output", "--format", dest="output", type=OutputFormat,
                        choices=list(OutputFormat), default=OutputFormat.HUMAN, help="report format on stdout")
-    check.add_argument("--suite", action="append", choices=HOOK_SUITES, metavar="SUITE",
-                       help=f"run only this suite (repeatable): {', '.join(HOOK_SUITES)}")
+    check.add_argument("--suite", action="append", choices=ALL_SUITES, metavar="SUITE",
+                       help=f"run only this suite (repeatable): {', '.join(ALL_SUITES)}")
     check.add_argument("--tool", help="audit only the tool with this name")
     check.add_argument("--tries", type=int, help="identical calls per tool (2..50); overrides the config")
+    compliance = check.add_argument_group("protocol compliance")
+    compliance.add_argument("--only", type=_comma_list, default=[], metavar="LIST",
+                            help="run only these compliance categories or check ids (comma-separated)")
+    compliance.add_argument("--skip", type=_comma_list, default=[], metavar="LIST",
+                            help="leave out these compliance categories or check ids (comma-separated)")
+    compliance.add_argument("--strict", action="store_true", help="exit 1 when a required compliance check fails")
+    compliance.add_argument("--min-grade", choices=GRADES, help="exit 1 when the grade is below this one")
+    compliance.add_argument("--profile", choices=["lighthouse"],
+                            help="also report mcp-lighthouse's five category scores and weights")
+    compliance.add_argument("--auth", metavar="VALUE",
+                            help='Authorization header for HTTP servers, e.g. "Bearer TOKEN"')
+    compliance.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'",
+                            help="extra HTTP header (repeatable)")
     check.set_defaults(command=run_check)
+
+
+def _comma_list(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
 
 
 def _add_init(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -74,27 +97,55 @@ def _add_init(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 
 def run_check(args: argparse.Namespace) -> int:
+    from hookconf.checks.compliance.catalog import unknown_selectors
+    from hookconf.compliance_runner import ComplianceOptions
     from hookconf.config import load_config
     from hookconf.report.formats import render
     from hookconf.runner import RunOptions, run_audit
 
-    config = _with_overrides(load_config(args.config), args.tries)
-    suites = tuple(args.suite) if args.suite else HOOK_SUITES
-    report = run_audit(config, RunOptions(suites=suites, tool=args.tool))
+    config = _with_overrides(load_config(args.config), args)
+    unknown = unknown_selectors([*args.only, *args.skip])
+    if unknown:
+        raise ConfigError(f"--only/--skip: unknown category or check id {', '.join(unknown)}; see 'hookconf list'")
+    suites = tuple(args.suite) if args.suite else ALL_SUITES
+    compliance = ComplianceOptions(only=args.only, skip=args.skip, lighthouse_profile=args.profile == "lighthouse")
+    report = run_audit(config, RunOptions(suites=suites, tool=args.tool, compliance=compliance))
     if args.tool is not None and not report.tools:
         raise ConfigError(f"--tool {args.tool}: the server has no such tool (or toolFilter excludes it)")
     sys.stdout.write(render(report, args.output))
-    return EXIT_FAILURES if report.has_failures else EXIT_OK
+    return _exit_code(report, args)
 
 
-def _with_overrides(config: AuditConfig, tries: int | None) -> AuditConfig:
-    if tries is None:
+def _exit_code(report: Report, args: argparse.Namespace) -> int:
+    if report.has_failures:
+        return EXIT_FAILURES
+    compliance = report.compliance
+    if compliance is not None and args.strict and compliance.required_failed:
+        return EXIT_FAILURES
+    if compliance is not None and args.min_grade and GRADES.index(compliance.grade) > GRADES.index(args.min_grade):
+        return EXIT_FAILURES
+    return EXIT_OK
+
+
+def _with_overrides(config: AuditConfig, args: argparse.Namespace) -> AuditConfig:
+    """--tries, --auth and -H change the config and are validated like it."""
+    if args.tries is None and args.auth is None and not args.header:
         return config
     from hookconf.config import parse_config
 
     data = config.model_dump(by_alias=True, exclude_none=True)
-    data["tries"] = tries
-    return parse_config(data, source="--tries")
+    if args.tries is not None:
+        data["tries"] = args.tries
+    headers = dict(data["server"].get("headers") or {})
+    for header in args.header:
+        name, sep, value = header.partition(":")
+        if not sep or not name.strip():
+            raise ConfigError(f"-H {header!r}: expected 'Name: value'")
+        headers[name.strip()] = value.strip()
+    if args.auth is not None:
+        headers["Authorization"] = args.auth
+    data["server"]["headers"] = headers
+    return parse_config(data, source="command line")
 
 
 def run_init(args: argparse.Namespace) -> int:
@@ -110,28 +161,56 @@ def run_init(args: argparse.Namespace) -> int:
 
 def run_explain(args: argparse.Namespace) -> int:
     from hookconf.checks import FINDINGS
+    from hookconf.checks.compliance import CHECKS
 
-    finding = FINDINGS.get(args.code.strip().upper())
-    if finding is None:
-        known = ", ".join(sorted(FINDINGS))
-        raise ConfigError(f"unknown finding code {args.code!r}; known codes: {known}")
-    print(f"{finding.code}  {finding.title}")
-    print(f"suite: {finding.suite}   severity: {finding.severity.upper()}")
-    print()
-    print(finding.explanation)
-    print()
-    print(f"How to fix: {finding.remediation}")
+    wanted = args.code.strip()
+    finding = FINDINGS.get(wanted.upper())
+    if finding is not None:
+        print(f"{finding.code}  {finding.title}")
+        print(f"suite: {finding.suite}   severity: {finding.severity.upper()}")
+        print()
+        print(finding.explanation)
+        print()
+        print(f"How to fix: {finding.remediation}")
+        return EXIT_OK
+    check = CHECKS.get(wanted.lower())
+    if check is None:
+        raise ConfigError(f"unknown finding code or check id {args.code!r}; 'hookconf list' shows them all")
+    _explain_check(check)
     return EXIT_OK
+
+
+def _explain_check(check: ComplianceCheck) -> None:
+    required = "required" if check.required else "optional"
+    if not check.graded:
+        required = "best practice, not graded"
+    print(f"{check.id}  {check.title}")
+    print(f"suite: compliance   category: {check.category}   {required}")
+    gates = [f"capability {check.capability}" if check.capability else "",
+             f"{check.transport} only" if check.transport else "", f"revisions {', '.join(check.revisions)}"]
+    print(f"applies to: {'; '.join(g for g in gates if g)}")
+    if check.lighthouse:
+        print(f"covers mcp-lighthouse: {', '.join(check.lighthouse)}")
+    print()
+    print(f"Why: {check.why}")
+    print(f"How to fix: {check.fix}")
+    print(f"Spec: {check.spec_url(check.revisions[-1])}")
 
 
 def run_list(args: argparse.Namespace) -> int:
     from hookconf.checks import FINDINGS, SUITES
+    from hookconf.checks.compliance import CHECKS
 
     print(f"{'CODE':<11}{'SUITE':<14}{'SEVERITY':<15}{'WEIGHT':<8}TITLE")
     for finding in sorted(FINDINGS.values(), key=lambda f: (f.suite == "*", f.suite, f.code)):
         suite = SUITES.get(finding.suite)
         weight = str(suite.weight) if suite else "-"
         print(f"{finding.code:<11}{finding.suite:<14}{finding.severity.upper():<15}{weight:<8}{finding.title}")
+    print()
+    print(f"{'CHECK':<38}{'CATEGORY':<11}{'REQUIRED':<10}TITLE")
+    for check in sorted(CHECKS.values(), key=lambda c: (c.category, c.id)):
+        required = "yes" if check.required else ("-" if not check.graded else "no")
+        print(f"{check.id:<38}{check.category:<11}{required:<10}{check.title}")
     return EXIT_OK
 
 

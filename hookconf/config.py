@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from hookconf import HOOK_SUITES
+from hookconf import ALL_SUITES
 from hookconf.errors import ConfigError
 
 
@@ -55,7 +55,7 @@ class Probe(_Strict):
 class AuditConfig(_Strict):
     schema_url: str | None = Field(None, alias="$schema")
     server: ServerConfig
-    suites: list[str] = Field(default_factory=lambda: list(HOOK_SUITES))
+    suites: list[str] = Field(default_factory=lambda: list(ALL_SUITES))
     tries: int = Field(3, ge=2, le=50)
     thresholds: Thresholds = Field(default_factory=Thresholds)  # type: ignore[arg-type]
     probes: list[Probe] = Field(default_factory=list)
@@ -65,9 +65,9 @@ class AuditConfig(_Strict):
 
     @model_validator(mode="after")
     def _known_suites(self) -> AuditConfig:
-        unknown = [s for s in self.suites if s not in HOOK_SUITES]
+        unknown = [s for s in self.suites if s not in ALL_SUITES]
         if unknown:
-            raise ValueError(f"unknown suite {', '.join(map(repr, unknown))}; known: {', '.join(HOOK_SUITES)}")
+            raise ValueError(f"unknown suite {', '.join(map(repr, unknown))}; known: {', '.join(ALL_SUITES)}")
         return self
 
     def probe_for(self, tool: str) -> Probe | None:
@@ -119,7 +119,7 @@ def example_config(server_name: str) -> dict[str, Any]:
             "args": ["-y", server_name],
             "env": {},
         },
-        "suites": list(HOOK_SUITES),
+        "suites": list(ALL_SUITES),
         "tries": 3,
         "thresholds": {"latencyP50Ms": 30000, "latencyP95Ms": 60000},
         "timeoutMs": 30000,

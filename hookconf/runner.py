@@ -7,11 +7,12 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from hookconf import HOOK_SUITES, __version__
+from hookconf import ALL_SUITES, COMPLIANCE_SUITE, HOOK_SUITES, __version__
 from hookconf.checks import SUITES
 from hookconf.checks.arguments import generated_arguments
 from hookconf.checks.context import ToolContext, is_destructive
 from hookconf.checks.registry import FINDINGS, SCHEMA_VIOLATION, Suite, SuiteResult
+from hookconf.compliance_runner import ComplianceOptions, run_compliance
 from hookconf.config import AuditConfig
 from hookconf.report.model import (
     Report,
@@ -44,8 +45,9 @@ class RunListener:
 
 @dataclass(frozen=True)
 class RunOptions:
-    suites: Sequence[str] = HOOK_SUITES
+    suites: Sequence[str] = ALL_SUITES
     tool: str | None = None
+    compliance: ComplianceOptions = field(default_factory=ComplianceOptions)
     listeners: Sequence[RunListener] = field(default_factory=tuple)
 
 
@@ -81,14 +83,21 @@ def selected_tools(tools: list[JsonObject], config: AuditConfig, only: str | Non
 def run_audit(config: AuditConfig, options: RunOptions) -> Report:
     started = time.monotonic()
     session = open_session(config.server, config.timeout_ms / 1000)
+    sessions = [session]
+    compliance = None
     try:
         identity = session.initialize()
         tools = selected_tools(session.list_tools(), config, options.tool)
         for listener in options.listeners:
             listener.started(config.server.name, len(tools))
         entries, tool_entries = _audit_tools(session, tools, config, options)
+        if COMPLIANCE_SUITE in options.suites and COMPLIANCE_SUITE in config.suites:
+            compliance = run_compliance(config, session, options.compliance)
+            sessions = compliance.sessions
+            entries.extend(compliance.entries)
     finally:
-        session.close()
+        for opened in sessions:
+            opened.close()
     tool_entries = [t.model_copy(update={"calls": session.calls_by_tool[t.name]}) for t in tool_entries]
     entries.extend(_violation_entries(session))
     report = Report(
@@ -105,6 +114,10 @@ def run_audit(config: AuditConfig, options: RunOptions) -> Report:
                           for v in session.violations],
         summary=summarize(entries),
         durationMs=round((time.monotonic() - started) * 1000, 1),
+        grade=compliance.compliance.grade if compliance else None,
+        complianceScore=compliance.compliance.score if compliance else None,
+        specVersion=compliance.compliance.spec_version if compliance else None,
+        compliance=compliance.compliance if compliance else None,
     )
     for listener in options.listeners:
         listener.finished(report)

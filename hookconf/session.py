@@ -3,27 +3,35 @@
 from __future__ import annotations
 
 import contextlib
-import importlib
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ValidationError
-
 from hookconf import HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, __version__
 from hookconf.config import ServerConfig
 from hookconf.errors import HookconfError, RequestTimeoutError, ServerStartError, TransportClosedError
+from hookconf.validation import models_for, validation_errors
 from hookconf.wire.http import HttpTransport, wait_until_listening
 from hookconf.wire.process import ResourceFigures, ServerProcess
 from hookconf.wire.recording import Recording
 from hookconf.wire.stdio import StdioTransport
 from hookconf.wire.transport import JsonObject, Transport
 
-MAX_TOOL_PAGES = 100
-# mcp_types ships models for 2025-11-25 and 2026-07-28; older handshake revisions are subsets of
-# 2025-11-25 and are validated against it (its models ignore unknown fields).
-MODEL_MODULES = {"2025-11-25": "mcp_types._v2025_11_25", "2026-07-28": "mcp_types._v2026_07_28"}
+MAX_LIST_PAGES = 100
+LIST_RESULT_MODELS = {
+    "tools/list": "ListToolsResult",
+    "resources/list": "ListResourcesResult",
+    "resources/templates/list": "ListResourceTemplatesResult",
+    "prompts/list": "ListPromptsResult",
+}
+
+
+@dataclass
+class Listing:
+    items: list[JsonObject] = field(default_factory=list)
+    pages: int = 0
+    error: JsonObject | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,7 @@ class ServerIdentity:
     capabilities: JsonObject
     instructions: str | None
     startup_ms: float
+    initialize_result: JsonObject = field(default_factory=dict)
 
 
 @dataclass
@@ -114,6 +123,7 @@ class McpSession:
             capabilities=dict(result.get("capabilities") or {}),
             instructions=result.get("instructions"),
             startup_ms=round(startup_ms, 1),
+            initialize_result=result,
         )
         return self.identity
 
@@ -136,20 +146,32 @@ class McpSession:
 
     # --- tools -----------------------------------------------------------------------------------
     def list_tools(self) -> list[JsonObject]:
-        tools: list[JsonObject] = []
+        listing = self.list_all("tools/list", "tools")
+        if listing.error is not None:
+            raise ServerStartError(f"tools/list failed: {_error_text(listing.error)}")
+        return listing.items
+
+    def list_all(self, method: str, key: str) -> Listing:
+        """Every page of a paginated list; validated page by page against the revision's model."""
+        listing = Listing()
         cursor: str | None = None
-        for _ in range(MAX_TOOL_PAGES):
-            params = {"cursor": cursor} if cursor else {}
-            response = self._request_or_fail("tools/list", params)
+        for _ in range(MAX_LIST_PAGES):
+            response = self._request_or_fail(method, {"cursor": cursor} if cursor else {})
             if "error" in response:
-                raise ServerStartError(f"tools/list failed: {_error_text(response['error'])}")
+                listing.error = response["error"]
+                break
             result = response.get("result") or {}
-            self._validate("tools/list", "ListToolsResult", result)
-            tools.extend(t for t in result.get("tools") or [] if isinstance(t, dict))
+            listing.pages += 1
+            self._validate(method, LIST_RESULT_MODELS[method], result)
+            listing.items.extend(item for item in result.get(key) or [] if isinstance(item, dict))
             cursor = result.get("nextCursor")
             if not cursor:
                 break
-        return tools
+        return listing
+
+    def request(self, method: str, params: JsonObject | None = None, timeout_s: float | None = None) -> JsonObject:
+        """One request; the whole response (result or error). Timeouts and a lost server raise."""
+        return self.transport.request(method, params, timeout_s or self.timeout_s)
 
     def call_tool(self, name: str, arguments: JsonObject, timeout_s: float | None = None) -> CallOutcome:
         started = time.monotonic()
@@ -186,16 +208,12 @@ class McpSession:
 
     # --- validation ------------------------------------------------------------------------------
     def _load_models(self, version: str) -> None:
-        module = MODEL_MODULES.get(version, MODEL_MODULES[LATEST_HANDSHAKE_REVISION])
-        self._models = importlib.import_module(module)
+        self._models = models_for(version)
 
     def _validate(self, method: str, model_name: str, payload: JsonObject, tool: str | None = None) -> None:
-        model = getattr(self._models, model_name)
-        try:
-            model.model_validate(payload)
-        except ValidationError as exc:
-            errors = [f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}" for e in exc.errors()[:10]]
-            self.violations.append(SchemaViolation(method, model_name, errors, tool))
+        errors = validation_errors(getattr(self._models, model_name), payload)
+        if errors:
+            self.violations.append(SchemaViolation(method, model_name, list(errors), tool))
 
     def close(self) -> None:
         self.transport.close()
@@ -215,11 +233,14 @@ def _error_text(error: Any) -> str:
     return repr(error)
 
 
-def open_session(server: ServerConfig, timeout_s: float) -> McpSession:
-    """Start (or reach) the server described by the config; the caller initializes and closes it."""
+def open_session(server: ServerConfig, timeout_s: float, start_process: bool = True) -> McpSession:
+    """Start (or reach) the server described by the config; the caller initializes and closes it.
+
+    With `start_process` false an HTTP server that is already running is reached as a new session.
+    """
     recording = Recording()
     process = None
-    if server.command:
+    if server.command and (start_process or server.transport == "stdio"):
         process = ServerProcess(server.command, server.args, server.env, server.cwd)
     try:
         transport: Transport

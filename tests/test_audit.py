@@ -13,6 +13,7 @@ from typing import Any
 import psutil
 import pytest
 
+from hookconf import HOOK_SUITES
 from hookconf.config import parse_config
 from hookconf.report.model import Report, ResultEntry
 from hookconf.runner import RunOptions, run_audit
@@ -61,7 +62,7 @@ def server_for(transport: str, script: str) -> dict[str, Any]:
 def audit(server: dict[str, Any], suites: tuple[str, ...] | None = None, tool: str | None = None,
           **settings: Any) -> Report:
     config = parse_config({"server": server, **settings})
-    options = RunOptions(tool=tool) if suites is None else RunOptions(suites=suites, tool=tool)
+    options = RunOptions(suites=suites or HOOK_SUITES, tool=tool)
     return run_audit(config, options)
 
 

@@ -30,7 +30,12 @@ def test_version_info_names_the_revisions(run_cli: Callable[..., CliRun]) -> Non
 def test_list_shows_every_seed_code_with_suite_and_weight(run_cli: Callable[..., CliRun]) -> None:
     run = run_cli("list")
     assert run.exit_code == 0
-    rows = {line.split()[0]: line.split() for line in run.stdout.splitlines()[1:]}
+    findings, checks = run.stdout.split("\n\n")
+    rows = {line.split()[0]: line.split() for line in findings.splitlines()[1:]}
+    check_rows = {line.split()[0]: line.split() for line in checks.splitlines()[1:]}
+    assert check_rows["lifecycle-init"][1:3] == ["lifecycle", "yes"]
+    assert check_rows["security-rate-limiting"][1:3] == ["security", "no"]
+    assert check_rows["bp-description-length"][1:3] == ["practices", "-"]
     assert set(SEED_CODES) <= set(rows)
     assert rows["IDEMP-001"][1:4] == ["idempotency", "FAIL", "30"]
     assert rows["SIDE-002"][1:4] == ["side-effects", "INDETERMINATE", "25"]
@@ -49,8 +54,8 @@ def test_explain_every_code(run_cli: Callable[..., CliRun], code: str) -> None:
 def test_explain_unknown_code_lists_the_known_ones(run_cli: Callable[..., CliRun]) -> None:
     run = run_cli("explain", "NOPE-1")
     assert run.exit_code == 2
-    assert "unknown finding code 'NOPE-1'" in run.stderr
-    assert "IDEMP-001" in run.stderr
+    assert "unknown finding code or check id 'NOPE-1'" in run.stderr
+    assert "hookconf list" in run.stderr
 
 
 def test_init_writes_a_config_that_validates(

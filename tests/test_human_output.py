@@ -6,6 +6,7 @@ import os
 import re
 from pathlib import Path
 
+from hookconf import HOOK_SUITES
 from hookconf.config import parse_config
 from hookconf.report import human
 from hookconf.runner import RunOptions, run_audit
@@ -35,6 +36,6 @@ def test_human_report_of_the_broken_server() -> None:
         "thresholds": {"latencyP50Ms": 100, "latencyP95Ms": 200},
         "toolFilter": ["random_text", "timestamped", "slow_tool", "wipe_everything", "undocumented"],
     })
-    text = human.render(run_audit(config, RunOptions()))
+    text = human.render(run_audit(config, RunOptions(suites=HOOK_SUITES)))
     check_snapshot("broken_server.human.txt", masked(text))
     assert text.rstrip().splitlines()[-1].startswith("12 passed, 3 failed, 4 skipped")

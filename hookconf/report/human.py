@@ -6,6 +6,7 @@ from hookconf.report.model import Report, ResultEntry
 
 STATUS_LABELS = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "indeterminate": "INDET", "skip": "SKIP"}
 MAX_DETAIL = 90
+BAR_WIDTH = 20
 
 
 def render(report: Report) -> str:
@@ -19,8 +20,12 @@ def render(report: Report) -> str:
     ]
     scores = {tool.name: tool for tool in report.tools}
     for tool_name, group in report.results_by_tool().items():
-        lines.extend(_tool_table(tool_name, list(group), scores.get(tool_name)))
-    lines.append(f"Score: {_score(report.score)}")
+        hook_results = [entry for entry in group if entry.suite != "compliance"]
+        if hook_results:
+            lines.extend(_tool_table(tool_name, hook_results, scores.get(tool_name)))
+    if report.compliance is not None:
+        lines.extend(_compliance_section(report))
+    lines.append(f"Hook score: {_score(report.score)}")
     if report.resources is not None:
         lines.append(_resource_line(report))
     summary = report.summary
@@ -41,6 +46,35 @@ def _tool_table(tool_name: str, results: list[ResultEntry], tool: object) -> lis
         rows.append(f"  {STATUS_LABELS[entry.status]:<6}{entry.suite:<14}{code:<11}{_clip(entry.details)}")
     rows.append("")
     return rows
+
+
+def _bar(score: float | None) -> str:
+    if score is None:
+        return "-" * BAR_WIDTH
+    filled = round(score / 100 * BAR_WIDTH)
+    return "█" * filled + "░" * (BAR_WIDTH - filled)
+
+
+def _compliance_section(report: Report) -> list[str]:
+    compliance = report.compliance
+    assert compliance is not None
+    lines = [f"Protocol compliance ({compliance.spec_version}): grade {compliance.grade}, {compliance.score:g}/100"]
+    for category in compliance.categories:
+        score = "n/a" if category.score is None else f"{category.score:.0f}"
+        lines.append(f"  {category.name:<11} {_bar(category.score)} {score:>4}  ({category.passed} passed, "
+                     f"{category.failed} failed, {category.warned} warned, {category.skipped} skipped)")
+    if compliance.lighthouse is not None:
+        lines.append(f"  mcp-lighthouse profile: {_score(compliance.lighthouse_score)}")
+        for row in compliance.lighthouse:
+            score = "n/a" if row.score is None else f"{row.score:.0f}"
+            lines.append(f"    {row.name:<12}{_bar(row.score)} {score:>4}  (weight {row.weight} %)")
+    noteworthy = [r for r in report.results
+                  if r.suite == "compliance" and r.status in ("fail", "warn", "indeterminate")]
+    for entry in noteworthy:
+        flag = " [required]" if entry.required else ""
+        lines.append(f"  {STATUS_LABELS[entry.status]:<6}{entry.id}{flag}: {_clip(entry.details)}")
+    lines.append("")
+    return lines
 
 
 def _score(score: float | None) -> str:

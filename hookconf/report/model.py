@@ -34,6 +34,36 @@ class ResultEntry(_Model):
     title: str | None
     details: str
     duration_ms: float = Field(alias="durationMs")
+    # compliance entries only: the check's id, its category and whether the grade requires it
+    id: str | None = None
+    category: str | None = None
+    required: bool | None = None
+    graded: bool | None = None
+
+
+class CategoryScore(_Model):
+    name: str
+    score: float | None
+    passed: int
+    failed: int
+    warned: int
+    skipped: int
+
+
+class LighthouseCategory(_Model):
+    name: str
+    weight: int
+    score: float | None
+
+
+class Compliance(_Model):
+    spec_version: str = Field(alias="specVersion")
+    grade: str
+    score: float
+    categories: list[CategoryScore]
+    required_failed: int = Field(alias="requiredFailed")
+    lighthouse: list[LighthouseCategory] | None = None
+    lighthouse_score: float | None = Field(default=None, alias="lighthouseScore")
 
 
 class ToolEntry(_Model):
@@ -79,6 +109,12 @@ class Report(_Model):
     schema_violations: list[Violation] = Field(alias="schemaViolations")
     summary: Summary
     duration_ms: float = Field(alias="durationMs")
+    # set when the compliance suite ran: the grade, its score and the revision graded
+    grade: str | None = None
+    compliance_score: float | None = Field(default=None, alias="complianceScore")
+    spec_version: str | None = Field(default=None, alias="specVersion")
+    compliance: Compliance | None = None
+    warnings: list[str] = Field(default_factory=list)
 
     def results_by_tool(self) -> dict[str, list[ResultEntry]]:
         """Results grouped per tool, tools in the order they were audited."""
@@ -89,7 +125,8 @@ class Report(_Model):
 
     @property
     def has_failures(self) -> bool:
-        return self.summary.failed > 0
+        """A hook suite failed; compliance failures decide the exit code only with --strict or --min-grade."""
+        return any(r.status is Status.FAIL and r.suite != "compliance" for r in self.results)
 
     def to_json(self) -> str:
         return self.model_dump_json(by_alias=True, indent=2)

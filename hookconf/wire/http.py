@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2
@@ -23,26 +25,49 @@ CONNECT_POLL_S = 0.02
 
 
 @dataclass(frozen=True)
+class SseEvent:
+    event: str | None  # None when the event has no `event:` field, which means "message"
+    data: str
+
+
+@dataclass(frozen=True)
 class HttpExchange:
-    """What one POST looked like on the wire, for the checks that judge HTTP behaviour."""
+    """What one HTTP request looked like on the wire, for the checks that judge HTTP behaviour."""
 
     method: str
     status: int
     content_type: str
+    sse_events: tuple[SseEvent, ...] = ()
 
 
-def iter_sse_data(lines: Iterator[str]) -> Iterator[str]:
-    """Yield the data of each SSE event; events with empty data (priming events) yield nothing."""
+@dataclass(frozen=True)
+class HttpReply:
+    status: int
+    headers: dict[str, str]  # lower-case names
+    body: str
+    messages: list[Any]  # JSON-RPC messages in the body or its SSE events
+    sse_events: tuple[SseEvent, ...] = ()
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "")
+
+
+def iter_sse_events(lines: Iterator[str]) -> Iterator[SseEvent]:
+    """Yield each SSE event that carries data; events with empty data (priming events) yield nothing."""
     data: list[str] = []
+    event: str | None = None
     for line in lines:
         if line == "":
-            if data and any(data):
-                yield "\n".join(data)
-            data = []
+            if any(data):
+                yield SseEvent(event, "\n".join(data))
+            data, event = [], None
         elif line.startswith("data:"):
             data.append(line[5:].removeprefix(" "))
-    if data and any(data):
-        yield "\n".join(data)
+        elif line.startswith("event:"):
+            event = line[6:].strip()
+    if any(data):
+        yield SseEvent(event, "\n".join(data))
 
 
 class HttpTransport(Transport):
@@ -80,8 +105,11 @@ class HttpTransport(Transport):
                 self._remember(response)
                 content_type = response.headers.get("content-type", "")
                 if content_type.startswith("text/event-stream"):
-                    for data in iter_sse_data(response.iter_lines()):
-                        self.deliver(data)
+                    events = []
+                    for event in iter_sse_events(response.iter_lines()):
+                        events.append(event)
+                        self.deliver(event.data)
+                    self._remember_events(events)
                 elif response.status_code != 202:
                     body = response.read().decode("utf-8", "replace")
                     if body.strip():
@@ -98,6 +126,45 @@ class HttpTransport(Transport):
         self.exchanges.append(
             HttpExchange("POST", response.status_code, response.headers.get("content-type", ""))
         )
+
+    def _remember_events(self, events: list[SseEvent]) -> None:
+        last = self.exchanges[-1]
+        self.exchanges[-1] = HttpExchange(last.method, last.status, last.content_type, tuple(events))
+
+    def raw_request(self, method: str, *, body: str | None = None, headers: dict[str, str] | None = None,
+                    url: str | None = None, session: bool = True, timeout_s: float = 10.0) -> HttpReply:
+        """One HTTP request exactly as given, answered synchronously (for the transport checks).
+
+        `headers` are merged over the usual ones; a value of "" removes that header. An SSE answer
+        is read to its end, except for GET, whose stream may stay open: only its status and headers count.
+        """
+        merged = self._headers() if session else {k: v for k, v in self._headers().items() if k != SESSION_HEADER}
+        merged.update(headers or {})
+        merged = {k: v for k, v in merged.items() if v != ""}
+        content = body.encode("utf-8") if body is not None else None
+        if body is not None:
+            self.record_sent(body)
+        with self._client.stream(method, url or self.url, content=content, headers=merged,
+                                 timeout=timeout_s) as response:
+            reply_headers = {k.lower(): v for k, v in response.headers.items()}
+            if method == "GET" and reply_headers.get("content-type", "").startswith("text/event-stream"):
+                return HttpReply(response.status_code, reply_headers, "", [])
+            if reply_headers.get("content-type", "").startswith("text/event-stream"):
+                events = tuple(iter_sse_events(response.iter_lines()))
+                messages = [self._decode_received(event.data) for event in events]
+                return HttpReply(response.status_code, reply_headers, "", messages, events)
+            text = response.read().decode("utf-8", "replace")
+        messages = [self._decode_received(text)] if text.strip() else []
+        return HttpReply(response.status_code, reply_headers, text, messages)
+
+    def _decode_received(self, raw: str) -> Any:
+        try:
+            message = json.loads(raw)
+        except json.JSONDecodeError:
+            self.recording.add("received", raw, None)
+            return None
+        self.recording.add("received", raw, message)
+        return message
 
     def close(self) -> None:
         if self.session_id:

@@ -14,6 +14,9 @@ from hookconf.errors import RequestTimeoutError, TransportClosedError
 from hookconf.wire.recording import Recording
 
 JsonObject = dict[str, Any]
+# After the ping that follows a raw line is answered, how long an answer to the raw line may
+# still take: servers that handle requests concurrently can write the two answers out of order.
+RAW_ANSWER_GRACE_S = 0.2
 
 
 class Transport(ABC):
@@ -52,6 +55,25 @@ class Transport(ABC):
         finally:
             with self._lock:
                 self._pending.pop(message["id"], None)
+
+    def send_then_ping(self, raw: str, expect_id: Any, timeout_s: float) -> JsonObject | None:
+        """Send a raw line that may get no answer, followed by a ping.
+
+        A server reads its input in order, so once the ping is answered, an answer to the raw line
+        that has not arrived is not coming: silence is detected without waiting for a timeout.
+        Returns the answer with `expect_id`, or None when the server stayed silent.
+        """
+        answer = self._expect(expect_id)
+        try:
+            self.record_sent(raw)
+            self.send_raw(raw)
+            self.request("ping", None, timeout_s)
+            return answer.result(timeout=RAW_ANSWER_GRACE_S)
+        except FutureTimeout:
+            return None
+        finally:
+            with self._lock:
+                self._pending.pop(expect_id, None)
 
     def notify(self, method: str, params: JsonObject | None = None) -> None:
         message: JsonObject = {"jsonrpc": "2.0", "method": method}
@@ -105,6 +127,13 @@ class Transport(ABC):
         raw = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
         self.recording.add("sent", raw, message)
         self.send_raw(raw)
+
+    def record_sent(self, raw: str) -> None:
+        try:
+            message = json.loads(raw)
+        except json.JSONDecodeError:
+            message = None
+        self.recording.add("sent", raw, message)
 
     @abstractmethod
     def send_raw(self, raw: str) -> None:

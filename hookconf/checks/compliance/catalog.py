@@ -1,0 +1,131 @@
+"""The compliance catalog: one registry of checks, each with its id, category, gating and texts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from hookconf import HANDSHAKE_REVISIONS
+from hookconf.verdicts import Status
+
+if TYPE_CHECKING:
+    from hookconf.checks.compliance.context import ComplianceContext
+
+SPEC_BASE = "https://modelcontextprotocol.io/specification"
+
+
+class Category(StrEnum):
+    TRANSPORT = "transport"
+    LIFECYCLE = "lifecycle"
+    TOOLS = "tools"
+    RESOURCES = "resources"
+    PROMPTS = "prompts"
+    ERRORS = "errors"
+    SCHEMA = "schema"
+    SECURITY = "security"
+    PRACTICES = "practices"  # best practice, not in the spec: reported, never graded
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: Status
+    details: str
+
+
+def passed(details: str) -> Outcome:
+    return Outcome(Status.PASS, details)
+
+
+def failed(details: str) -> Outcome:
+    return Outcome(Status.FAIL, details)
+
+
+def warned(details: str) -> Outcome:
+    return Outcome(Status.WARN, details)
+
+
+def skipped(reason: str) -> Outcome:
+    return Outcome(Status.SKIP, reason)
+
+
+def undecided(reason: str) -> Outcome:
+    return Outcome(Status.INDETERMINATE, reason)
+
+
+CheckRunner = Callable[["ComplianceContext"], Outcome]
+
+
+@dataclass(frozen=True)
+class ComplianceCheck:
+    id: str
+    category: Category
+    title: str
+    required: bool
+    spec: str  # path under the revision's specification, e.g. "basic/lifecycle#initialization"
+    why: str
+    fix: str
+    run: CheckRunner
+    capability: str | None = None  # e.g. "tools" or "resources.subscribe": skip unless declared
+    transport: str | None = None  # "stdio" or "http": skip on the other one
+    revisions: tuple[str, ...] = HANDSHAKE_REVISIONS
+    lighthouse: tuple[str, ...] = ()  # mcp-lighthouse checks this one covers
+    graded: bool = True
+    after_all: bool = False  # judges the whole recording, so it runs after every other check
+
+    def spec_url(self, revision: str) -> str:
+        return f"{SPEC_BASE}/{revision}/{self.spec}"
+
+
+CHECKS: dict[str, ComplianceCheck] = {}
+
+
+def compliance_check(
+    id: str,
+    category: Category,
+    title: str,
+    *,
+    required: bool = False,
+    spec: str,
+    why: str,
+    fix: str,
+    capability: str | None = None,
+    transport: str | None = None,
+    revisions: tuple[str, ...] = HANDSHAKE_REVISIONS,
+    lighthouse: tuple[str, ...] = (),
+    graded: bool = True,
+    after_all: bool = False,
+) -> Callable[[CheckRunner], CheckRunner]:
+    """Register one compliance check; an id registered twice is an error at import time."""
+
+    def register(run: CheckRunner) -> CheckRunner:
+        if id in CHECKS:
+            raise RuntimeError(f"compliance check {id} is registered twice")
+        CHECKS[id] = ComplianceCheck(id, category, title, required, spec, why, fix, run, capability, transport,
+                                     revisions, lighthouse, graded, after_all)
+        return run
+
+    return register
+
+
+def since(revision: str) -> tuple[str, ...]:
+    return tuple(r for r in HANDSHAKE_REVISIONS if r >= revision)
+
+
+def until(revision: str) -> tuple[str, ...]:
+    return tuple(r for r in HANDSHAKE_REVISIONS if r <= revision)
+
+
+def select(checks: list[ComplianceCheck], only: list[str], skip: list[str]) -> list[ComplianceCheck]:
+    """--only / --skip: each value names a category or a check id."""
+
+    def matches(check: ComplianceCheck, values: list[str]) -> bool:
+        return check.id in values or check.category.value in values
+
+    return [c for c in checks if (not only or matches(c, only)) and not matches(c, skip)]
+
+
+def unknown_selectors(values: list[str]) -> list[str]:
+    known = set(CHECKS) | {c.value for c in Category}
+    return [v for v in values if v not in known]

@@ -1,0 +1,180 @@
+"""What a compliance check sees: the session, the server's lists, raw sends and fresh sessions."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from hookconf.checks.arguments import generated_arguments
+from hookconf.checks.context import is_read_only
+from hookconf.config import AuditConfig
+from hookconf.errors import RequestTimeoutError, TransportClosedError
+from hookconf.session import Listing, McpSession, open_session
+from hookconf.wire.http import HttpReply, HttpTransport
+from hookconf.wire.recording import Recording
+from hookconf.wire.transport import JsonObject
+
+
+@dataclass(frozen=True)
+class RawAnswer:
+    """What came back for a raw message: the JSON-RPC answer (None when silent) and, on HTTP, the reply."""
+
+    response: Any
+    still_serving: bool
+    http: HttpReply | None = None
+
+
+@dataclass
+class ComplianceContext:
+    config: AuditConfig
+    session: McpSession
+    revision: str
+    auth_configured: bool
+    _lists: dict[str, Listing] = field(default_factory=dict)
+    memo: dict[str, Any] = field(default_factory=dict)  # probes that several checks read
+    other_recordings: list[Recording] = field(default_factory=list)  # of fresh sessions and restarts
+
+    # --- what the server declared ----------------------------------------------------------------
+    @property
+    def transport_kind(self) -> str:
+        return self.config.server.transport
+
+    @property
+    def capabilities(self) -> JsonObject:
+        return self.session.identity.capabilities if self.session.identity else {}
+
+    def declared(self, capability: str) -> bool:
+        value: Any = self.capabilities
+        for part in capability.split("."):
+            if not isinstance(value, dict) or part not in value:
+                return False
+            value = value[part]
+        return value is not None and value is not False
+
+    # --- lists, fetched once ---------------------------------------------------------------------
+    def listing(self, method: str, key: str) -> Listing:
+        if method not in self._lists:
+            self._lists[method] = self.session.list_all(method, key)
+        return self._lists[method]
+
+    @property
+    def tools(self) -> list[JsonObject]:
+        return self.listing("tools/list", "tools").items
+
+    def read_only_tools(self) -> list[JsonObject]:
+        """The tools the audit may call: annotated read-only, or opted in by the config."""
+        return [t for t in self.tools if is_read_only(t) or t.get("name") in self.config.allow_destructive]
+
+    def arguments_for(self, tool: JsonObject) -> JsonObject:
+        probe = self.config.probe_for(str(tool.get("name")))
+        if probe is not None and probe.args is not None:
+            return dict(probe.args)
+        return generated_arguments(tool.get("inputSchema"))[0]
+
+    # --- requests --------------------------------------------------------------------------------
+    def request(self, method: str, params: JsonObject | None = None) -> JsonObject | None:
+        """The whole response, or None when the server did not answer in time."""
+        try:
+            return self.session.request(method, params)
+        except RequestTimeoutError:
+            return None
+
+    def call_tool(self, name: str, arguments: Any, meta: JsonObject | None = None) -> JsonObject | None:
+        params: JsonObject = {"name": name, "arguments": arguments}
+        if meta:
+            params["_meta"] = meta
+        self.session.calls_by_tool[name] += 1
+        return self.request("tools/call", params)
+
+    def still_serving(self) -> bool:
+        try:
+            self.session.request("ping", None, self.session.timeout_s)
+        except (RequestTimeoutError, TransportClosedError):
+            return False
+        return True
+
+    def send_raw(self, raw: str, expect_id: Any = None) -> RawAnswer:
+        """Send bytes an SDK would refuse to send; report the answer and whether the server still serves."""
+        transport = self.session.transport
+        if isinstance(transport, HttpTransport):
+            reply = transport.raw_request("POST", body=raw, timeout_s=self.session.timeout_s)
+            answer = next((m for m in reply.messages if isinstance(m, dict | list)), None)
+            return RawAnswer(answer, self.still_serving(), reply)
+        received_before = len(transport.recording.received())
+        try:
+            answer = transport.send_then_ping(raw, expect_id, self.session.timeout_s)
+        except (RequestTimeoutError, TransportClosedError):
+            return RawAnswer(None, False)
+        if answer is None:
+            answer = self._null_id_error_since(received_before)
+        return RawAnswer(answer, True)
+
+    def _null_id_error_since(self, start: int) -> JsonObject | None:
+        """An error that came back with id null instead of the request's id still is an answer."""
+        for entry in self.session.transport.recording.received()[start:]:
+            message = entry.message
+            if isinstance(message, dict) and message.get("id") is None and isinstance(message.get("error"), dict):
+                return message
+        return None
+
+    def probe(self, key: str, message: Any) -> RawAnswer:
+        """A raw probe that several checks judge, sent once."""
+        if key not in self.memo:
+            expect_id = message.get("id") if isinstance(message, dict) else None
+            self.memo[key] = self.send_json(message, expect_id) if not isinstance(message, str) else \
+                self.send_raw(message, expect_id)
+        answer: RawAnswer = self.memo[key]
+        return answer
+
+    def send_json(self, message: Any, expect_id: Any = None) -> RawAnswer:
+        return self.send_raw(json.dumps(message, ensure_ascii=False), expect_id)
+
+    @property
+    def http(self) -> HttpTransport:
+        transport = self.session.transport
+        assert isinstance(transport, HttpTransport), "HTTP checks run only against HTTP servers"
+        return transport
+
+    @contextlib.contextmanager
+    def fresh_session(self) -> Iterator[McpSession]:
+        """A new process (stdio) or a new HTTP session, not yet initialized; closed afterwards."""
+        session = open_session(self.config.server, self.session.timeout_s, start_process=False)
+        self.other_recordings.append(session.transport.recording)
+        try:
+            yield session
+        finally:
+            session.close()
+
+    def received_messages(self) -> list[Any]:
+        messages: list[Any] = []
+        for entry in self.session.transport.recording.received():
+            if entry.is_json:
+                messages.extend(entry.message if isinstance(entry.message, list) else [entry.message])
+        return messages
+
+    def error_responses(self) -> list[JsonObject]:
+        return [m for m in self.received_messages() if isinstance(m, dict) and isinstance(m.get("error"), dict)]
+
+
+def error_code(response: Any) -> Any:
+    if isinstance(response, dict) and isinstance(response.get("error"), dict):
+        return response["error"].get("code")
+    return None
+
+
+def is_error(response: Any) -> bool:
+    return isinstance(response, dict) and "error" in response
+
+
+def describe(response: Any) -> str:
+    if response is None:
+        return "no answer"
+    if is_error(response):
+        error = response["error"]
+        return f"error {error.get('code')} ({str(error.get('message'))[:80]})"
+    if isinstance(response, dict) and "result" in response:
+        return "a result"
+    return f"{json.dumps(response)[:80]}"

@@ -1,0 +1,223 @@
+"""Error handling: unknown methods, malformed JSON and requests, bad tool calls, cursors, ids."""
+
+from __future__ import annotations
+
+from hookconf.checks.compliance.catalog import (
+    Category,
+    Outcome,
+    compliance_check,
+    failed,
+    passed,
+    skipped,
+    warned,
+)
+from hookconf.checks.compliance.context import ComplianceContext, RawAnswer, describe, error_code, is_error
+
+METHOD_NOT_FOUND, INVALID_REQUEST, PARSE_ERROR, INVALID_PARAMS, INTERNAL_ERROR = -32601, -32600, -32700, -32602, -32603
+UNKNOWN_METHOD = {"jsonrpc": "2.0", "id": "hookconf-unknown-method-1", "method": "hookconf/no-such-method"}
+INVALID_REQUEST_MESSAGE = {"jsonrpc": "2.0", "id": "hookconf-invalid-request-1", "method": 42}
+TRUNCATED_JSON = '{"jsonrpc": "2.0", "id": "hookconf-parse-1", "method": "ping"'
+UNKNOWN_TOOL = "hookconf_no_such_tool_7f3a"
+GATED_METHODS = {
+    "prompts": ("prompts/list", {}),
+    "resources": ("resources/list", {}),
+    "tools": ("tools/list", {}),
+    "logging": ("logging/setLevel", {"level": "info"}),
+}
+BASE = "basic"
+
+
+def unknown_method(ctx: ComplianceContext) -> RawAnswer:
+    return ctx.probe("unknown-method", UNKNOWN_METHOD)
+
+
+def invalid_request(ctx: ComplianceContext) -> RawAnswer:
+    return ctx.probe("invalid-request", INVALID_REQUEST_MESSAGE)
+
+
+def invalid_json(ctx: ComplianceContext) -> RawAnswer:
+    return ctx.probe("invalid-json", TRUNCATED_JSON)
+
+
+def _survival(answer: RawAnswer, what: str) -> Outcome:
+    if not answer.still_serving:
+        return failed(f"the server stopped answering after {what}")
+    return passed(f"still serving after {what}; it answered with {describe(answer.response)}")
+
+
+@compliance_check("error-unknown-method", Category.ERRORS, "Unknown method gets a JSON-RPC error", required=True,
+                  spec=f"{BASE}#responses",
+                  why="A request must be answered; silence leaves the client waiting until its timeout.",
+                  fix="Answer unknown methods with error -32601 (Method not found).")
+def check_unknown_method(ctx: ComplianceContext) -> Outcome:
+    answer = unknown_method(ctx)
+    if answer.response is None:
+        return failed("an unknown method got no answer" + ("" if answer.still_serving else "; the server stopped"))
+    if not is_error(answer.response):
+        return failed(f"an unknown method was answered with {describe(answer.response)}")
+    return passed(f"answered with {describe(answer.response)}")
+
+
+@compliance_check("error-method-code", Category.ERRORS, "Unknown method uses -32601", spec=f"{BASE}#responses",
+                  lighthouse=("robust-unknown-method",),
+                  why="-32601 tells the client the method does not exist, as opposed to failing.",
+                  fix="Use code -32601 for methods you do not implement; -32602/-32603 mean something else.")
+def check_method_code(ctx: ComplianceContext) -> Outcome:
+    code = error_code(unknown_method(ctx).response)
+    if code is None:
+        return skipped("the unknown method got no error to judge (see error-unknown-method)")
+    if code != METHOD_NOT_FOUND:
+        return failed(f"unknown method answered with {code}, expected -32601")
+    return passed("-32601")
+
+
+@compliance_check(
+    "error-invalid-jsonrpc", Category.ERRORS, "Survives a malformed JSON-RPC request", required=True,
+                  spec=f"{BASE}#requests",
+                  why="A bad request from one client must not take the server down for everyone.",
+                  fix="Validate each message and answer invalid ones with -32600; never crash on them.")
+def check_invalid_jsonrpc(ctx: ComplianceContext) -> Outcome:
+    return _survival(invalid_request(ctx), "a request whose method is a number")
+
+
+@compliance_check(
+    "error-invalid-request-code", Category.ERRORS, "Invalid request answered with -32600",
+                  spec=f"{BASE}#requests",
+                  why="JSON-RPC 2.0 answers an Invalid Request with -32600; silence leaves the client hanging.",
+                  fix="Answer a request that is valid JSON but not a valid request with error -32600.")
+def check_invalid_request_code(ctx: ComplianceContext) -> Outcome:
+    answer = invalid_request(ctx)
+    code = error_code(answer.response)
+    if answer.response is None:
+        return failed("no answer to an invalid request (its method is a number); JSON-RPC requires -32600")
+    if code != INVALID_REQUEST:
+        return failed(f"invalid request answered with {describe(answer.response)}, expected -32600")
+    return passed("-32600")
+
+
+@compliance_check("error-invalid-json", Category.ERRORS, "Survives invalid JSON",
+                  spec=f"{BASE}#messages", lighthouse=("robust-malformed-json",),
+                  why="A truncated message must not crash the server or desynchronize its input.",
+                  fix="Catch parse errors per message, answer -32700, and go on reading.")
+def check_invalid_json(ctx: ComplianceContext) -> Outcome:
+    return _survival(invalid_json(ctx), "a truncated JSON message")
+
+
+@compliance_check(
+    "error-parse-code", Category.ERRORS, "Invalid JSON answered with -32700 and id null",
+                  spec=f"{BASE}#messages",
+                  why="JSON-RPC 2.0 answers unparseable input with -32700 and id null (the id cannot be read).",
+                  fix="Answer unparseable input with {\"jsonrpc\": \"2.0\", \"id\": null, \"error\": "
+                  "{\"code\": -32700, ...}}.")
+def check_parse_code(ctx: ComplianceContext) -> Outcome:
+    answer = invalid_json(ctx)
+    response = answer.response
+    if response is None:
+        return failed("no answer to invalid JSON; JSON-RPC requires a -32700 error")
+    if error_code(response) != PARSE_ERROR:
+        return failed(f"invalid JSON answered with {describe(response)}, expected -32700")
+    if not isinstance(response, dict) or response.get("id") is not None:
+        return failed(f"the -32700 error carries id {response.get('id') if isinstance(response, dict) else '?'!r}, "
+                      "expected null")
+    return passed("-32700 with id null")
+
+
+def _judge_bad_call(response: object, what: str) -> Outcome:
+    if response is None:
+        return failed(f"no answer to {what}")
+    code = error_code(response)
+    if code == INTERNAL_ERROR:
+        return failed(f"{what} answered with -32603 (internal error): the server failed instead of rejecting "
+                      "the request; use -32602")
+    if is_error(response):
+        return passed(f"rejected with {describe(response)}")
+    result = response.get("result") if isinstance(response, dict) else None
+    if isinstance(result, dict) and result.get("isError") is True:
+        return warned(f"{what} answered with a tool result with isError: true; the spec makes it a protocol "
+                      "error (-32602)")
+    return failed(f"{what} was answered with a success result")
+
+
+@compliance_check("error-missing-params", Category.ERRORS, "tools/call without a name is rejected",
+                  capability="tools", spec="server/tools#error-handling",
+                  why="A call that names no tool cannot succeed; the client must learn that from an error.",
+                  fix="Answer tools/call without params.name with -32602 (Invalid params).")
+def check_missing_params(ctx: ComplianceContext) -> Outcome:
+    return _judge_bad_call(ctx.request("tools/call", {"arguments": {}}), "tools/call without a name")
+
+
+@compliance_check("tools-call-unknown", Category.ERRORS, "Unknown tool name is rejected", capability="tools",
+                  spec="server/tools#error-handling", lighthouse=("robust-invalid-tool",),
+                  why="Unknown tools are a protocol error; a success or an internal error misleads the client.",
+                  fix="Answer tools/call for an unknown name with -32602 (Unknown tool).")
+def check_unknown_tool(ctx: ComplianceContext) -> Outcome:
+    return _judge_bad_call(ctx.call_tool(UNKNOWN_TOOL, {}), f"tools/call of the unknown tool {UNKNOWN_TOOL!r}")
+
+
+@compliance_check(
+    "error-capability-gated", Category.ERRORS, "Methods of undeclared capabilities are rejected",
+                  spec="basic/lifecycle#capability-negotiation",
+                  why="The client relies on capabilities; answering undeclared features blurs the contract.",
+                  fix="Answer methods of capabilities you did not declare with -32601.")
+def check_capability_gated(ctx: ComplianceContext) -> Outcome:
+    undeclared = [name for name in GATED_METHODS if not ctx.declared(name)]
+    if not undeclared:
+        return skipped("the server declares every capability hookconf can probe")
+    method, params = GATED_METHODS[undeclared[0]]
+    response = ctx.request(method, params)
+    if response is None:
+        return failed(f"no answer to {method} (capability {undeclared[0]} not declared)")
+    if is_error(response):
+        return passed(f"{method} (not declared) rejected with {describe(response)}")
+    return failed(f"{method} was served although the {undeclared[0]} capability is not declared")
+
+
+@compliance_check(
+    "error-invalid-cursor", Category.ERRORS, "An invalid cursor is rejected with -32602",
+                  spec="server/utilities/pagination#error-handling",
+                  why="Invalid cursors SHOULD give -32602 so that the client restarts its listing.",
+                  fix="Answer an unknown cursor with -32602 (Invalid params).")
+def check_invalid_cursor(ctx: ComplianceContext) -> Outcome:
+    method = next((GATED_METHODS[cap][0] for cap in ("tools", "resources", "prompts") if ctx.declared(cap)), None)
+    if method is None:
+        return skipped("no list capability declared")
+    response = ctx.request(method, {"cursor": "hookconf-invalid-cursor"})
+    if response is None:
+        return failed(f"no answer to {method} with an invalid cursor")
+    code = error_code(response)
+    if code == INVALID_PARAMS:
+        return passed(f"{method} rejected the cursor with -32602")
+    if code == INTERNAL_ERROR:
+        return failed(f"{method} failed with -32603 on an invalid cursor instead of rejecting it")
+    return warned(f"{method} with an invalid cursor answered with {describe(response)}; -32602 is expected")
+
+
+@compliance_check("error-id-echo", Category.ERRORS, "Errors echo the request id", spec=f"{BASE}#responses",
+                  why="An error with the wrong id cannot be matched to its request: the client waits forever.",
+                  fix="Copy the request's id into every error response (null only when it could not be read).")
+def check_id_echo(ctx: ComplianceContext) -> Outcome:
+    answer = unknown_method(ctx)
+    if not is_error(answer.response):
+        return skipped("no error response to a request with an id (see error-unknown-method)")
+    sent_id = UNKNOWN_METHOD["id"]
+    echoed = answer.response.get("id") if isinstance(answer.response, dict) else None
+    if echoed != sent_id:
+        return failed(f"the error for request id {sent_id!r} carries id {echoed!r}")
+    return passed("request id echoed on the error")
+
+
+@compliance_check(
+    "error-response-format", Category.ERRORS, "Error objects have an integer code and a string message",
+                  spec=f"{BASE}#responses", lighthouse=("proto-error-format",),
+                  why="Clients read error.code to decide what to do and show error.message to users.",
+                  fix="Send errors as {\"code\": <integer>, \"message\": <string>, \"data\"?: ...}.", after_all=True)
+def check_error_format(ctx: ComplianceContext) -> Outcome:
+    unknown_method(ctx)
+    errors = [m["error"] for m in ctx.error_responses()]
+    if not errors:
+        return skipped("the server sent no error responses")
+    bad = [e for e in errors if not isinstance(e.get("code"), int) or isinstance(e.get("code"), bool)
+           or not isinstance(e.get("message"), str)]
+    if bad:
+        return failed(f"{len(bad)} of {len(errors)} errors lack an integer code or a string message: {bad[0]}")
+    return passed(f"all {len(errors)} errors well formed")

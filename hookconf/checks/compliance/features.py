@@ -1,0 +1,274 @@
+"""Tools, resources and prompts: the lists, their pagination, and one call, read and get each."""
+
+from __future__ import annotations
+
+import time
+
+from hookconf.checks.compliance.catalog import (
+    Category,
+    Outcome,
+    compliance_check,
+    failed,
+    passed,
+    skipped,
+    warned,
+)
+from hookconf.checks.compliance.context import ComplianceContext, describe, is_error
+from hookconf.session import Listing
+from hookconf.wire.transport import JsonObject
+
+CONTENT_TYPES = {"text", "image", "audio", "resource_link", "resource"}
+TOOLS_LIST_BUDGET_MS = 3000
+
+
+def _list_outcome(listing: Listing, what: str) -> Outcome:
+    if listing.error is not None:
+        return failed(f"{what} failed with {describe({'error': listing.error})}")
+    return passed(f"{len(listing.items)} {what.split('/', maxsplit=1)[0]} over {listing.pages} page(s)")
+
+
+def _schema_errors(ctx: ComplianceContext, method: str) -> list[str]:
+    return [f"{'; '.join(v.errors)}" for v in ctx.session.violations if v.method == method]
+
+
+@compliance_check("tools-list", Category.TOOLS, "tools/list returns a valid list", required=True, capability="tools",
+                  spec="server/tools#listing-tools", lighthouse=("schema-tools-list",),
+                  why="A tool server is used through tools/list; a broken list hides every tool.",
+                  fix="Answer tools/list with {tools: [...], nextCursor?} matching the schema.")
+def check_tools_list(ctx: ComplianceContext) -> Outcome:
+    listing = ctx.listing("tools/list", "tools")
+    errors = _schema_errors(ctx, "tools/list")
+    if errors:
+        return failed(f"tools/list result does not match ListToolsResult: {errors[0]}")
+    return _list_outcome(listing, "tools/list")
+
+
+@compliance_check("tools-call", Category.TOOLS, "tools/call answers in the CallToolResult format", capability="tools",
+                  spec="server/tools#calling-tools",
+                  why="Clients read content (and structuredContent) from every tool result.",
+                  fix="Answer tools/call with {content: [...], isError?, structuredContent?}.")
+def check_tools_call(ctx: ComplianceContext) -> Outcome:
+    tools = ctx.read_only_tools()
+    if not tools:
+        return skipped("no read-only tool to call safely (destructive tools are never called)")
+    tool = tools[0]
+    response = ctx.call_tool(str(tool["name"]), ctx.arguments_for(tool))
+    if response is None:
+        return failed(f"no answer to tools/call {tool['name']}")
+    if is_error(response):
+        return skipped(f"{tool['name']} answered with {describe(response)}; add a probe with valid arguments")
+    content = (response.get("result") or {}).get("content")
+    if not isinstance(content, list):
+        return failed(f"{tool['name']} result has no content array")
+    return passed(f"{tool['name']} returned {len(content)} content item(s)")
+
+
+@compliance_check("tools-pagination", Category.TOOLS, "tools/list pagination works", capability="tools",
+                  spec="server/utilities/pagination",
+                  why="Large tool sets are paged; a client follows nextCursor until it is absent.",
+                  fix="Give nextCursor only while there are more pages, and accept it as cursor.")
+def check_tools_pagination(ctx: ComplianceContext) -> Outcome:
+    return _pagination(ctx.listing("tools/list", "tools"), "tools/list")
+
+
+def _pagination(listing: Listing, method: str) -> Outcome:
+    if listing.error is not None:
+        if listing.pages > 0:
+            return failed(f"{method} failed on page {listing.pages + 1} with {describe({'error': listing.error})}")
+        return skipped(f"{method} itself failed")
+    if listing.pages < 2:
+        return skipped(f"{method} returned a single page; nothing to page through")
+    return passed(f"followed nextCursor over {listing.pages} pages")
+
+
+@compliance_check("tools-content-types", Category.TOOLS, "Tool content items have valid types", capability="tools",
+                  spec="server/tools#tool-result",
+                  why="Clients render content by type; an unknown type is dropped or breaks rendering.",
+                  fix=f"Use content types {', '.join(sorted(CONTENT_TYPES))}.", after_all=True)
+def check_content_types(ctx: ComplianceContext) -> Outcome:
+    items = _content_items(ctx)
+    if not items:
+        return skipped("no tool result with content was received")
+    bad = sorted({str(item.get("type")) for item in items if item.get("type") not in CONTENT_TYPES})
+    if bad:
+        return failed(f"content types not in the spec: {', '.join(bad)}")
+    return passed(f"{len(items)} content items, types {', '.join(sorted({str(i['type']) for i in items}))}")
+
+
+def _content_items(ctx: ComplianceContext) -> list[JsonObject]:
+    items: list[JsonObject] = []
+    for message in ctx.received_messages():
+        result = message.get("result") if isinstance(message, dict) else None
+        content = result.get("content") if isinstance(result, dict) else None
+        if isinstance(content, list):
+            items.extend(item for item in content if isinstance(item, dict))
+    return items
+
+
+@compliance_check(
+    "tools-call-missing-args", Category.TOOLS, "A call missing required arguments is rejected",
+                  capability="tools", spec="server/tools#error-handling", lighthouse=("robust-missing-args",),
+                  why="A tool that runs without its required arguments acts on garbage; the model learns nothing.",
+                  fix="Validate arguments against the inputSchema; answer with isError: true or -32602.")
+def check_missing_args(ctx: ComplianceContext) -> Outcome:
+    tool = next((t for t in ctx.read_only_tools() if (t.get("inputSchema") or {}).get("required")), None)
+    if tool is None:
+        return skipped("no read-only tool with required arguments")
+    response = ctx.call_tool(str(tool["name"]), {})
+    if response is None:
+        return failed(f"no answer to {tool['name']} without its required arguments")
+    result = response.get("result")
+    if is_error(response) or (isinstance(result, dict) and result.get("isError") is True):
+        return passed(f"{tool['name']} without {', '.join(tool['inputSchema']['required'])} was rejected")
+    return failed(f"{tool['name']} ran without its required arguments "
+                  f"({', '.join(map(str, tool['inputSchema']['required']))}) and reported success")
+
+
+@compliance_check("tools-unique-names", Category.TOOLS, "Tool names are unique", capability="tools",
+                  spec="server/tools#tool", lighthouse=("schema-no-duplicate-tools",),
+                  why="Tools are called by name; a duplicate name makes one of them unreachable.",
+                  fix="Give every tool its own name.")
+def check_unique_names(ctx: ComplianceContext) -> Outcome:
+    names = [str(t.get("name")) for t in ctx.tools]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        return failed(f"listed more than once: {', '.join(duplicates)}")
+    return passed(f"{len(names)} distinct names")
+
+
+@compliance_check(
+    "tools-list-time", Category.TOOLS, f"tools/list answers within {TOOLS_LIST_BUDGET_MS // 1000} s",
+                  capability="tools", spec="server/tools#listing-tools", lighthouse=("perf-tools-list-time",),
+                  why="Hosts list tools at every start; a slow list delays every session.",
+                  fix="Build the tool list without network or disk work at request time.")
+def check_tools_list_time(ctx: ComplianceContext) -> Outcome:
+    started = time.monotonic()
+    response = ctx.request("tools/list", {})
+    elapsed_ms = (time.monotonic() - started) * 1000
+    if response is None:
+        return failed("no answer to tools/list")
+    if elapsed_ms > TOOLS_LIST_BUDGET_MS:
+        return warned(f"tools/list took {elapsed_ms:.0f} ms")
+    return passed(f"tools/list answered in {elapsed_ms:.0f} ms")
+
+
+# --- resources -----------------------------------------------------------------------------------
+@compliance_check("resources-list", Category.RESOURCES, "resources/list returns a valid list", required=True,
+                  capability="resources", spec="server/resources#listing-resources",
+                  why="A resource server is browsed through resources/list.",
+                  fix="Answer resources/list with {resources: [...], nextCursor?}.")
+def check_resources_list(ctx: ComplianceContext) -> Outcome:
+    listing = ctx.listing("resources/list", "resources")
+    errors = _schema_errors(ctx, "resources/list")
+    if errors:
+        return failed(f"resources/list result does not match ListResourcesResult: {errors[0]}")
+    return _list_outcome(listing, "resources/list")
+
+
+@compliance_check("resources-read", Category.RESOURCES, "resources/read returns contents", capability="resources",
+                  spec="server/resources#reading-resources",
+                  why="Clients read a listed resource by its uri and expect contents with uri and text or blob.",
+                  fix="Answer resources/read with {contents: [{uri, mimeType?, text | blob}]}.")
+def check_resources_read(ctx: ComplianceContext) -> Outcome:
+    resources = [r for r in ctx.listing("resources/list", "resources").items if isinstance(r.get("uri"), str)]
+    if not resources:
+        return skipped("no listed resource with a uri to read")
+    uri = resources[0]["uri"]
+    response = ctx.request("resources/read", {"uri": uri})
+    if response is None:
+        return failed(f"no answer to resources/read {uri}")
+    if is_error(response):
+        return failed(f"resources/read of the listed {uri} failed with {describe(response)}")
+    contents = (response.get("result") or {}).get("contents")
+    if not isinstance(contents, list) or not contents:
+        return failed(f"resources/read {uri} returned no contents")
+    bad = [c for c in contents if not isinstance(c, dict) or "uri" not in c or not ({"text", "blob"} & set(c))]
+    if bad:
+        return failed(f"{len(bad)} content item(s) lack uri or text/blob")
+    return passed(f"read {uri}: {len(contents)} content item(s)")
+
+
+@compliance_check(
+    "resources-templates", Category.RESOURCES, "resources/templates/list works or is not found",
+                  capability="resources", spec="server/resources#resource-templates",
+                  why="Clients ask for templates; a server without them must say so with -32601 or an empty list.",
+                  fix="Answer resources/templates/list with {resourceTemplates: [...]} (or -32601).")
+def check_resources_templates(ctx: ComplianceContext) -> Outcome:
+    listing = ctx.listing("resources/templates/list", "resourceTemplates")
+    if listing.error is not None:
+        if listing.error.get("code") == -32601:
+            return passed("templates not supported (-32601)")
+        return failed(f"resources/templates/list failed with {describe({'error': listing.error})}")
+    return passed(f"{len(listing.items)} templates")
+
+
+@compliance_check("resources-pagination", Category.RESOURCES, "resources/list pagination works",
+                  capability="resources", spec="server/utilities/pagination",
+                  why="Large resource sets are paged; a client follows nextCursor until it is absent.",
+                  fix="Give nextCursor only while there are more pages, and accept it as cursor.")
+def check_resources_pagination(ctx: ComplianceContext) -> Outcome:
+    return _pagination(ctx.listing("resources/list", "resources"), "resources/list")
+
+
+@compliance_check(
+    "resources-subscribe", Category.RESOURCES, "resources/subscribe and unsubscribe are accepted",
+                  required=True, capability="resources.subscribe", spec="server/resources#subscriptions",
+                  why="A server that declares subscribe must accept subscriptions to its resources.",
+                  fix="Answer resources/subscribe and resources/unsubscribe with {}, or do not declare subscribe.")
+def check_resources_subscribe(ctx: ComplianceContext) -> Outcome:
+    resources = [r for r in ctx.listing("resources/list", "resources").items if isinstance(r.get("uri"), str)]
+    if not resources:
+        return skipped("no listed resource to subscribe to")
+    uri = resources[0]["uri"]
+    for method in ("resources/subscribe", "resources/unsubscribe"):
+        response = ctx.request(method, {"uri": uri})
+        if response is None or is_error(response):
+            return failed(f"{method} {uri} answered with {describe(response)}")
+    return passed(f"subscribed to and unsubscribed from {uri}")
+
+
+# --- prompts -------------------------------------------------------------------------------------
+@compliance_check("prompts-list", Category.PROMPTS, "prompts/list returns a valid list", required=True,
+                  capability="prompts", spec="server/prompts#listing-prompts",
+                  why="A prompt server offers its prompts through prompts/list.",
+                  fix="Answer prompts/list with {prompts: [...], nextCursor?}.")
+def check_prompts_list(ctx: ComplianceContext) -> Outcome:
+    listing = ctx.listing("prompts/list", "prompts")
+    errors = _schema_errors(ctx, "prompts/list")
+    if errors:
+        return failed(f"prompts/list result does not match ListPromptsResult: {errors[0]}")
+    return _list_outcome(listing, "prompts/list")
+
+
+@compliance_check("prompts-get", Category.PROMPTS, "prompts/get returns messages", capability="prompts",
+                  spec="server/prompts#getting-a-prompt",
+                  why="Clients insert a prompt's messages into the conversation; each needs a role and content.",
+                  fix="Answer prompts/get with {messages: [{role, content}], description?}.")
+def check_prompts_get(ctx: ComplianceContext) -> Outcome:
+    prompts = [p for p in ctx.listing("prompts/list", "prompts").items if isinstance(p.get("name"), str)]
+    if not prompts:
+        return skipped("no listed prompt with a name")
+    prompt = prompts[0]
+    arguments = {a["name"]: "hookconf" for a in prompt.get("arguments") or []
+                 if isinstance(a, dict) and a.get("required") and isinstance(a.get("name"), str)}
+    response = ctx.request("prompts/get", {"name": prompt["name"], "arguments": arguments})
+    if response is None:
+        return failed(f"no answer to prompts/get {prompt['name']}")
+    if is_error(response):
+        return failed(f"prompts/get {prompt['name']} failed with {describe(response)}")
+    messages = (response.get("result") or {}).get("messages")
+    if not isinstance(messages, list):
+        return failed("the result has no messages array")
+    bad = [m for m in messages if not isinstance(m, dict) or m.get("role") not in ("user", "assistant")
+           or not isinstance(m.get("content"), dict)]
+    if bad:
+        return failed(f"{len(bad)} message(s) lack a user/assistant role or a content object")
+    return passed(f"{prompt['name']}: {len(messages)} message(s)")
+
+
+@compliance_check("prompts-pagination", Category.PROMPTS, "prompts/list pagination works", capability="prompts",
+                  spec="server/utilities/pagination",
+                  why="Large prompt sets are paged; a client follows nextCursor until it is absent.",
+                  fix="Give nextCursor only while there are more pages, and accept it as cursor.")
+def check_prompts_pagination(ctx: ComplianceContext) -> Outcome:
+    return _pagination(ctx.listing("prompts/list", "prompts"), "prompts/list")

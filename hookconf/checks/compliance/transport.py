@@ -1,0 +1,284 @@
+"""Transport: stdio framing, and the streamable-HTTP rules (status codes, content types, sessions)."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+
+from hookconf.checks.compliance.catalog import (
+    Category,
+    Outcome,
+    compliance_check,
+    failed,
+    passed,
+    since,
+    skipped,
+    warned,
+)
+from hookconf.checks.compliance.context import ComplianceContext, error_code, is_error
+from hookconf.checks.compliance.errors import METHOD_NOT_FOUND, unknown_method
+from hookconf.wire.http import SESSION_HEADER, HttpReply, HttpTransport
+
+STDIO = "basic/transports#stdio"
+HTTP = "basic/transports#streamable-http"
+UNICODE_PAYLOAD = "hookconf ünïcødé ✓ 日本語 🚀"
+JSON_TYPES = ("application/json", "text/event-stream")
+CONCURRENT_REQUESTS = 5
+
+
+def _ping(request_id: str) -> str:
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+
+
+# --- stdio -------------------------------------------------------------------------------------------
+@compliance_check(
+    "stdio-framing", Category.TRANSPORT, "stdout carries only newline-delimited JSON-RPC", required=True,
+                  transport="stdio", spec=STDIO,
+                  why="The client reads stdout as messages; any other line (a log, a banner) is a protocol error.",
+                  fix="Write logs to stderr; write only JSON-RPC messages, one per line, to stdout.", after_all=True)
+def check_framing(ctx: ComplianceContext) -> Outcome:
+    received = ctx.session.transport.recording.received()
+    stray = [entry.raw for entry in received if not entry.is_json]
+    if stray:
+        shown = "; ".join(repr(line[:60]) for line in stray[:3])
+        return failed(f"{len(stray)} of {len(received)} stdout lines are not JSON: {shown}")
+    return passed(f"all {len(received)} stdout lines are JSON messages")
+
+
+@compliance_check("stdio-unicode", Category.TRANSPORT, "UTF-8 survives the round trip", transport="stdio", spec=STDIO,
+                  why="Messages are UTF-8; a server that re-encodes them garbles every non-ASCII text.",
+                  fix="Read and write stdin/stdout as UTF-8 (not the locale's encoding).")
+def check_unicode(ctx: ComplianceContext) -> Outcome:
+    mangled = UNICODE_PAYLOAD.encode("utf-8").decode("latin-1")
+    for tool in ctx.read_only_tools():
+        properties = (tool.get("inputSchema") or {}).get("properties") or {}
+        text_param = next((n for n, s in properties.items() if isinstance(s, dict) and s.get("type") == "string"), None)
+        if text_param is None:
+            continue
+        arguments = {**ctx.arguments_for(tool), text_param: UNICODE_PAYLOAD}
+        output = json.dumps(ctx.call_tool(str(tool["name"]), arguments), ensure_ascii=False)
+        if UNICODE_PAYLOAD in output:
+            return passed(f"{tool['name']} echoed the non-ASCII text intact")
+        if mangled in output:
+            return failed(f"{tool['name']} returned the text garbled: {mangled!r}")
+    return skipped("no read-only tool echoed its text argument, so the round trip could not be observed")
+
+
+@compliance_check(
+    "stdio-unknown-method-recovers", Category.TRANSPORT, "Answers -32601 for unknown methods and keeps serving",
+                  transport="stdio", spec=STDIO,
+                  why="One unknown method must not end a stdio session; the process serves one client only.",
+                  fix="Answer unknown methods with -32601 and keep reading stdin.")
+def check_unknown_method_recovers(ctx: ComplianceContext) -> Outcome:
+    answer = unknown_method(ctx)
+    if not answer.still_serving:
+        return failed("the server stopped serving after an unknown method")
+    if error_code(answer.response) != METHOD_NOT_FOUND:
+        return failed(f"unknown method answered with {error_code(answer.response)!r}, expected -32601")
+    return passed("-32601, and still serving")
+
+
+# --- streamable HTTP ---------------------------------------------------------------------------------
+@compliance_check("transport-post", Category.TRANSPORT, "Accepts JSON-RPC over HTTP POST", required=True,
+                  transport="http", spec=HTTP,
+                  why="Streamable HTTP sends every client message as a POST to the MCP endpoint.",
+                  fix="Accept POST on the endpoint and answer requests with 200.")
+def check_post(ctx: ComplianceContext) -> Outcome:
+    first = ctx.http.exchanges[0] if ctx.http.exchanges else None
+    if first is None or first.status != 200:
+        return failed(f"initialize POST answered with status {first.status if first else 'none'}")
+    return passed("initialize POST answered 200")
+
+
+@compliance_check(
+    "transport-content-type", Category.TRANSPORT, "Answers with application/json or text/event-stream",
+                  required=True, transport="http", spec=HTTP,
+                  why="The client parses the answer by its content type; anything else cannot be read.",
+                  fix="Answer requests with Content-Type application/json or text/event-stream.", after_all=True)
+def check_content_type(ctx: ComplianceContext) -> Outcome:
+    answered = [e for e in ctx.http.exchanges if e.status == 200]
+    bad = sorted({e.content_type for e in answered if not e.content_type.startswith(JSON_TYPES)})
+    if bad:
+        return failed(f"content types {', '.join(map(repr, bad))} in answers to requests")
+    return passed(f"{len(answered)} answers, all JSON or SSE")
+
+
+@compliance_check(
+    "transport-content-type-init", Category.TRANSPORT, "The initialize answer has a valid content type",
+                  transport="http", spec=HTTP,
+                  why="The first answer decides whether the client can talk to the server at all.",
+                  fix="Answer initialize with application/json or text/event-stream.")
+def check_content_type_init(ctx: ComplianceContext) -> Outcome:
+    first = ctx.http.exchanges[0] if ctx.http.exchanges else None
+    if first is None or not first.content_type.startswith(JSON_TYPES):
+        return failed(f"initialize answered with content type {first.content_type if first else None!r}")
+    return passed(first.content_type)
+
+
+@compliance_check(
+    "transport-notification-202", Category.TRANSPORT, "Notifications are answered 202 Accepted",
+                  transport="http", spec=HTTP,
+                  why="A POST that carries only a notification has nothing to answer: the spec asks for 202, no body.",
+                  fix="Answer POSTs of notifications (and responses) with 202 and an empty body.")
+def check_notification_202(ctx: ComplianceContext) -> Outcome:
+    body = json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                       "params": {"requestId": "hookconf-none", "reason": "transport check"}})
+    reply = ctx.http.raw_request("POST", body=body)
+    if reply.status != 202:
+        return failed(f"a notification was answered with {reply.status}, expected 202")
+    return passed("202")
+
+
+@compliance_check(
+    "transport-content-type-reject", Category.TRANSPORT, "Rejects a non-JSON Content-Type",
+                  transport="http", spec=HTTP,
+                  why="A body that is not declared as JSON may not be JSON; accepting it invites confusion attacks.",
+                  fix="Answer POSTs whose Content-Type is not application/json with 415 (or 400).")
+def check_content_type_reject(ctx: ComplianceContext) -> Outcome:
+    reply = ctx.http.raw_request("POST", body=_ping("hookconf-ct-1"), headers={"Content-Type": "text/plain"})
+    if 400 <= reply.status < 500:
+        return passed(f"text/plain rejected with {reply.status}")
+    return failed(f"a text/plain POST was answered with {reply.status}")
+
+
+@compliance_check(
+    "transport-session-id", Category.TRANSPORT, "Enforces Mcp-Session-Id after initialization",
+                  transport="http", spec=f"{HTTP}#session-management",
+                  why="A server that issues session ids must require them, or sessions can be mixed up.",
+                  fix="Answer requests without the Mcp-Session-Id header with 400 once you issued one.")
+def check_session_id(ctx: ComplianceContext) -> Outcome:
+    if not ctx.http.session_id:
+        return skipped("the server issued no session id (stateless)")
+    reply = ctx.http.raw_request("POST", body=_ping("hookconf-nosession-1"), session=False)
+    if reply.status == 400:
+        return passed("a request without the session id was answered 400")
+    return failed(f"a request without {SESSION_HEADER} was answered with {reply.status}, expected 400")
+
+
+@compliance_check(
+    "transport-session-invalid", Category.TRANSPORT, "Answers 404 for an unknown session id",
+                  transport="http", spec=f"{HTTP}#session-management",
+                  why="404 tells the client its session is gone and it must initialize again.",
+                  fix="Answer requests with an unknown Mcp-Session-Id with 404.")
+def check_session_invalid(ctx: ComplianceContext) -> Outcome:
+    if not ctx.http.session_id:
+        return skipped("the server issued no session id (stateless)")
+    reply = ctx.http.raw_request("POST", body=_ping("hookconf-badsession-1"),
+                                 headers={SESSION_HEADER: "hookconf-unknown-session"})
+    if reply.status == 404:
+        return passed("404")
+    return failed(f"an unknown session id was answered with {reply.status}, expected 404")
+
+
+def _get(ctx: ComplianceContext, session: bool) -> HttpReply:
+    return ctx.http.raw_request("GET", headers={"Accept": "text/event-stream", "Content-Type": ""}, session=session,
+                                timeout_s=min(ctx.session.timeout_s, 5.0))
+
+
+def _judge_get(reply: HttpReply, allowed: tuple[int, ...]) -> Outcome:
+    if reply.status == 200 and reply.content_type.startswith("text/event-stream"):
+        return passed("GET opened an SSE stream")
+    if reply.status in allowed:
+        return passed(f"GET answered {reply.status}")
+    return failed(f"GET answered {reply.status} ({reply.content_type or 'no content type'}); expected an SSE "
+                  f"stream or {' / '.join(map(str, allowed))}")
+
+
+@compliance_check(
+    "transport-get", Category.TRANSPORT, "GET without a session: SSE stream, 405 or 400", transport="http",
+                  spec=f"{HTTP}#listening-for-messages-from-the-server",
+                  why="GET opens the server-to-client stream; a server without one says 405.",
+                  fix="Answer GET with text/event-stream or 405 Method Not Allowed.")
+def check_get(ctx: ComplianceContext) -> Outcome:
+    return _judge_get(_get(ctx, session=False), (405, 400) if ctx.http.session_id else (405,))
+
+
+@compliance_check(
+    "transport-get-stream", Category.TRANSPORT, "GET with the session: SSE stream or 405", transport="http",
+                  spec=f"{HTTP}#listening-for-messages-from-the-server",
+                  why="Within a session, GET is how the server reaches the client outside a request.",
+                  fix="Answer GET with the session id with text/event-stream, or 405.")
+def check_get_stream(ctx: ComplianceContext) -> Outcome:
+    return _judge_get(_get(ctx, session=True), (405,))
+
+
+@compliance_check("transport-delete", Category.TRANSPORT, "DELETE ends a session, or is 405", transport="http",
+                  spec=f"{HTTP}#session-management",
+                  why="Clients end sessions with DELETE; a server that does not allow it says 405.",
+                  fix="Answer DELETE with the session id with 200/204 (and forget the session), or 405.")
+def check_delete(ctx: ComplianceContext) -> Outcome:
+    if not ctx.http.session_id:
+        return skipped("the server issued no session id (stateless)")
+    with ctx.fresh_session() as session:
+        session.initialize()
+        transport = session.transport
+        assert isinstance(transport, HttpTransport)
+        reply = transport.raw_request("DELETE", headers={"Content-Type": ""})
+        after = transport.raw_request("POST", body=_ping("hookconf-after-delete"))
+        transport.session_id = None  # already ended: no second DELETE at close
+    if reply.status == 405:
+        return passed("DELETE not allowed (405)")
+    if reply.status not in (200, 202, 204):
+        return failed(f"DELETE answered {reply.status}")
+    if after.status != 404:
+        return warned(f"DELETE answered {reply.status}, but the session still answered ({after.status}, expected 404)")
+    return passed(f"DELETE answered {reply.status}; the session is gone (404 afterwards)")
+
+
+def _batch(ctx: ComplianceContext) -> HttpReply:
+    body = json.dumps([json.loads(_ping("hookconf-batch-1")), json.loads(_ping("hookconf-batch-2"))])
+    return ctx.http.raw_request("POST", body=body)
+
+
+@compliance_check("transport-batch-reject", Category.TRANSPORT, "Rejects JSON-RPC batches", required=True,
+                  transport="http", spec="basic#json-rpc-batching", revisions=since("2025-06-18"),
+                  why="2025-06-18 removed batching; a server must not process an array of requests.",
+                  fix="Answer an array body with an error (400 with a JSON-RPC error -32600).")
+def check_batch_reject(ctx: ComplianceContext) -> Outcome:
+    reply = _batch(ctx)
+    answer = reply.messages[0] if reply.messages else None
+    if isinstance(answer, list) and any(isinstance(m, dict) and "result" in m for m in answer):
+        return failed(f"a batch was processed ({reply.status}, {len(answer)} answers)")
+    if reply.status >= 400 or is_error(answer):
+        return passed(f"batch rejected ({reply.status})")
+    return failed(f"a batch was answered {reply.status} without an error")
+
+
+@compliance_check("transport-batch-support", Category.TRANSPORT, "Processes JSON-RPC batches", required=True,
+                  transport="http", spec="basic#batching", revisions=("2025-03-26",),
+                  why="2025-03-26 requires servers to accept batches of requests and notifications.",
+                  fix="Answer an array of requests with an array of their responses.")
+def check_batch_support(ctx: ComplianceContext) -> Outcome:
+    reply = _batch(ctx)
+    answer = reply.messages[0] if reply.messages else None
+    if isinstance(answer, list) and len(answer) == 2:
+        return passed("a batch of two pings got two answers")
+    return failed(f"a batch of two pings was answered {reply.status} with {str(answer)[:80]}")
+
+
+@compliance_check("transport-concurrent", Category.TRANSPORT, "Handles concurrent requests", transport="http",
+                  spec=HTTP,
+                  why="Clients send requests in parallel; each POST must get its own answer.",
+                  fix="Serve POSTs concurrently and route each answer to its own request.")
+def check_concurrent(ctx: ComplianceContext) -> Outcome:
+    with ThreadPoolExecutor(CONCURRENT_REQUESTS) as pool:
+        answers = list(pool.map(lambda _: ctx.request("ping"), range(CONCURRENT_REQUESTS)))
+    good = sum(1 for a in answers if a is not None and not is_error(a))
+    if good < CONCURRENT_REQUESTS:
+        return failed(f"{good} of {CONCURRENT_REQUESTS} concurrent pings answered")
+    return passed(f"{CONCURRENT_REQUESTS} concurrent pings answered")
+
+
+@compliance_check(
+    "transport-sse-event-field", Category.TRANSPORT, "SSE events carrying messages are 'message' events",
+                  transport="http", spec=HTTP,
+                  why="Clients listen for the default 'message' event; other event names are not delivered.",
+                  fix="Send JSON-RPC messages as `event: message` (or with no event field).", after_all=True)
+def check_sse_event_field(ctx: ComplianceContext) -> Outcome:
+    events = [event for exchange in ctx.http.exchanges for event in exchange.sse_events]
+    if not events:
+        return skipped("the server answered with JSON, not SSE")
+    other = sorted({e.event for e in events if e.event not in (None, "message")})
+    if other:
+        return failed(f"messages sent as SSE events named {', '.join(map(repr, other))}")
+    return passed(f"{len(events)} SSE message events")

@@ -1,0 +1,141 @@
+"""Run the compliance catalog against one server: gate, run, restart a server that died, grade."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import httpx2
+
+from hookconf.checks.compliance import CHECKS, Category, ComplianceCheck
+from hookconf.checks.compliance.catalog import Outcome, failed, select, skipped, undecided
+from hookconf.checks.compliance.context import ComplianceContext
+from hookconf.config import AuditConfig
+from hookconf.errors import HookconfError, RequestTimeoutError, TransportClosedError
+from hookconf.report.model import CategoryScore, Compliance, LighthouseCategory, ResultEntry
+from hookconf.scoring import compliance_score, letter_grade, lighthouse_categories, lighthouse_overall, pool_score
+from hookconf.session import McpSession, open_session
+from hookconf.verdicts import Status
+
+SERVER_SCOPE = "(server)"
+
+
+@dataclass(frozen=True)
+class ComplianceOptions:
+    only: Sequence[str] = ()
+    skip: Sequence[str] = ()
+    lighthouse_profile: bool = False
+
+
+@dataclass
+class ComplianceRun:
+    entries: list[ResultEntry]
+    compliance: Compliance
+    sessions: list[McpSession] = field(default_factory=list)  # every session opened; the caller closes them
+
+
+def planned_checks(options: ComplianceOptions) -> list[ComplianceCheck]:
+    """The selected checks in run order: those that judge the whole recording come last."""
+    chosen = select(list(CHECKS.values()), list(options.only), list(options.skip))
+    return [c for c in chosen if not c.after_all] + [c for c in chosen if c.after_all]
+
+
+def gate(check: ComplianceCheck, ctx: ComplianceContext) -> str | None:
+    """Why a check does not apply here, or None when it does."""
+    if ctx.revision not in check.revisions:
+        return f"applies to {', '.join(check.revisions)}; the server negotiated {ctx.revision}"
+    if check.transport is not None and check.transport != ctx.transport_kind:
+        return f"{check.transport} only; this server is audited over {ctx.transport_kind}"
+    if check.capability is not None and not ctx.declared(check.capability):
+        return f"the server does not declare the {check.capability} capability"
+    return None
+
+
+def run_compliance(config: AuditConfig, session: McpSession, options: ComplianceOptions) -> ComplianceRun:
+    identity = session.identity
+    assert identity is not None, "the session is initialized before compliance checks run"
+    ctx = ComplianceContext(config, session, identity.protocol_version,
+                            auth_configured=any(k.lower() == "authorization" for k in config.server.headers))
+    run = ComplianceRun(entries=[], compliance=_empty_grade(ctx.revision), sessions=[session])
+    for check in planned_checks(options):
+        started = time.monotonic()
+        reason = gate(check, ctx)
+        outcome = skipped(reason) if reason else _run_guarded(check, ctx)
+        if reason is None and not ctx.session.server_alive():
+            outcome = failed(f"server died under this check: {_death_note(ctx.session)}")
+            _restart(ctx, run)
+        run.entries.append(_entry(check, outcome, (time.monotonic() - started) * 1000))
+    run.compliance = grade(run.entries, ctx.revision, options.lighthouse_profile)
+    return run
+
+
+def _run_guarded(check: ComplianceCheck, ctx: ComplianceContext) -> Outcome:
+    try:
+        return check.run(ctx)
+    except (TransportClosedError, RequestTimeoutError) as exc:
+        return failed(f"the server stopped answering: {exc}")
+    except httpx2.HTTPError as exc:
+        return failed(f"HTTP request failed: {exc}")
+    except HookconfError as exc:
+        return undecided(f"could not run: {exc}")
+
+
+def _death_note(session: McpSession) -> str:
+    note = session.transport.closed_reason or "it stopped answering"
+    if session.process is not None:
+        code = session.process.exit_code(wait_s=1.0)
+        if code is not None:
+            note = f"exit code {code}"
+        tail = session.process.stderr_tail(3)
+        if tail:
+            note += f"; its stderr ends with: {tail}"
+    return note
+
+
+def _restart(ctx: ComplianceContext, run: ComplianceRun) -> None:
+    """A fresh server for the checks after the one that killed it."""
+    ctx.other_recordings.append(ctx.session.transport.recording)
+    fresh = open_session(ctx.config.server, ctx.session.timeout_s)
+    run.sessions.append(fresh)
+    fresh.initialize(offer=ctx.revision)
+    ctx.session = fresh
+
+
+def _entry(check: ComplianceCheck, outcome: Outcome, duration_ms: float) -> ResultEntry:
+    return ResultEntry(suite="compliance", tool=SERVER_SCOPE, status=outcome.status,
+                       code=check.id if outcome.status is not Status.PASS else None, title=check.title,
+                       details=outcome.details, durationMs=round(duration_ms, 1), id=check.id,
+                       category=check.category.value, required=check.required, graded=check.graded)
+
+
+def _empty_grade(revision: str) -> Compliance:
+    return Compliance(specVersion=revision, grade="F", score=0.0, categories=[], requiredFailed=0)
+
+
+def grade(entries: list[ResultEntry], revision: str, lighthouse_profile: bool) -> Compliance:
+    graded = [e for e in entries if e.graded]
+    score = compliance_score([e.status for e in graded if e.required], [e.status for e in graded if not e.required])
+    compliance = Compliance(
+        specVersion=revision, grade=letter_grade(score), score=score, categories=_categories(entries),
+        requiredFailed=sum(1 for e in graded if e.required and e.status is Status.FAIL),
+    )
+    if lighthouse_profile:
+        rows = lighthouse_categories({e.id: e.status for e in entries if e.id})
+        compliance = compliance.model_copy(update={
+            "lighthouse": [LighthouseCategory(name=n, weight=w, score=s) for n, w, s in rows],
+            "lighthouse_score": lighthouse_overall(rows)})
+    return compliance
+
+
+def _categories(entries: list[ResultEntry]) -> list[CategoryScore]:
+    rows = []
+    for category in Category:
+        mine = [e for e in entries if e.category == category.value]
+        if not mine:
+            continue
+        rows.append(CategoryScore(
+            name=category.value, score=None if (s := pool_score([e.status for e in mine])) is None else round(s, 1),
+            passed=sum(e.status is Status.PASS for e in mine), failed=sum(e.status is Status.FAIL for e in mine),
+            warned=sum(e.status is Status.WARN for e in mine), skipped=sum(e.status is Status.SKIP for e in mine)))
+    return rows
