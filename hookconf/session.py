@@ -91,6 +91,7 @@ class McpSession:
     identity: ServerIdentity | None = None
     violations: list[SchemaViolation] = field(default_factory=list)
     calls_by_tool: Counter[str] = field(default_factory=Counter)
+    tool_listings: list[list[JsonObject]] = field(default_factory=list)  # every complete tools/list, in order
     _models: Any = None
 
     # --- handshake -------------------------------------------------------------------------------
@@ -167,6 +168,8 @@ class McpSession:
             cursor = result.get("nextCursor")
             if not cursor:
                 break
+        if method == "tools/list" and listing.error is None:
+            self.tool_listings.append(list(listing.items))
         return listing
 
     def request(self, method: str, params: JsonObject | None = None, timeout_s: float | None = None) -> JsonObject:

@@ -140,12 +140,17 @@ class HttpTransport(Transport):
         """
         merged = self._headers() if session else {k: v for k, v in self._headers().items() if k != SESSION_HEADER}
         merged.update(headers or {})
+        removed = [k for k, v in merged.items() if v == ""]
         merged = {k: v for k, v in merged.items() if v != ""}
         content = body.encode("utf-8") if body is not None else None
         if body is not None:
             self.record_sent(body)
-        with self._client.stream(method, url or self.url, content=content, headers=merged,
-                                 timeout=timeout_s) as response:
+        request = self._client.build_request(method, url or self.url, content=content, headers=merged,
+                                             timeout=timeout_s)
+        for name in removed:  # also drops the client's default headers, e.g. a configured Authorization
+            if name in request.headers:
+                del request.headers[name]
+        with contextlib.closing(self._client.send(request, stream=True)) as response:
             reply_headers = {k.lower(): v for k, v in response.headers.items()}
             if method == "GET" and reply_headers.get("content-type", "").startswith("text/event-stream"):
                 return HttpReply(response.status_code, reply_headers, "", [])
@@ -163,7 +168,9 @@ class HttpTransport(Transport):
         except json.JSONDecodeError:
             self.recording.add("received", raw, None)
             return None
-        self.recording.add("received", raw, message)
+        # Plain HTTP documents (a 401 body, auth metadata) are not MCP messages and are not recorded.
+        if isinstance(message, list) or (isinstance(message, dict) and {"jsonrpc", "id", "method"} & set(message)):
+            self.recording.add("received", raw, message)
         return message
 
     def close(self) -> None:

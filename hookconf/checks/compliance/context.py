@@ -101,7 +101,9 @@ class ComplianceContext:
         transport = self.session.transport
         if isinstance(transport, HttpTransport):
             reply = transport.raw_request("POST", body=raw, timeout_s=self.session.timeout_s)
-            answer = next((m for m in reply.messages if isinstance(m, dict | list)), None)
+            # The reply may carry notifications first; the answer is the response (or a batch of them).
+            answer = next((m for m in reply.messages if isinstance(m, list)
+                           or (isinstance(m, dict) and "method" not in m)), None)
             return RawAnswer(answer, self.still_serving(), reply)
         received_before = len(transport.recording.received())
         try:

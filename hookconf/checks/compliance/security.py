@@ -125,16 +125,17 @@ def check_cross_reference(ctx: ComplianceContext) -> Outcome:
                   why="A tool that changes its definition after approval (a rug pull) escapes the user's review.",
                   fix="Keep definitions stable within a session; announce real changes with list_changed.")
 def check_rug_pull(ctx: ComplianceContext) -> Outcome:
-    first = {str(t.get("name")): canonical(t) for t in ctx.tools}
-    for attempt in (2, 3):
-        later = ctx.session.list_all("tools/list", "tools")
-        if later.error is not None:
-            return failed(f"tools/list failed on listing {attempt}")
-        now = {str(t.get("name")): canonical(t) for t in later.items}
+    for _ in range(2):
+        if ctx.session.list_all("tools/list", "tools").error is not None:
+            return failed("a repeated tools/list failed")
+    listings = ctx.session.tool_listings
+    first = {str(t.get("name")): canonical(t) for t in listings[0]}
+    for number, later in enumerate(listings[1:], start=2):
+        now = {str(t.get("name")): canonical(t) for t in later}
         changed = sorted(n for n in first.keys() | now.keys() if first.get(n) != now.get(n))
         if changed:
-            return failed(f"listing {attempt} differs from the first for: {', '.join(changed)}")
-    return passed("three listings identical")
+            return failed(f"listing {number} differs from the first for: {', '.join(changed)}")
+    return passed(f"{len(listings)} listings identical")
 
 
 # --- leaks in errors -------------------------------------------------------------------------------
@@ -397,8 +398,15 @@ def _auth_skip(ctx: ComplianceContext) -> Outcome | None:
     return None
 
 
-def _without_auth(ctx: ComplianceContext, **kwargs: Any) -> Any:
-    return ctx.http.raw_request("POST", body=_ping_body("hookconf-noauth-1"), headers={"Authorization": ""}, **kwargs)
+def _initialize_body(request_id: str) -> str:
+    """An initialize needs no session, so the answer to it can only be about the credential."""
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "hookconf", "version": "0"}}})
+
+
+def _without_auth(ctx: ComplianceContext, session: bool = False, **kwargs: Any) -> Any:
+    body = _ping_body("hookconf-noauth-1") if session else _initialize_body("hookconf-noauth-1")
+    return ctx.http.raw_request("POST", body=body, headers={"Authorization": ""}, session=session, **kwargs)
 
 
 @compliance_check("security-auth-required", Category.SECURITY, "Rejects unauthenticated requests", transport="http",
@@ -435,7 +443,7 @@ def check_www_authenticate(ctx: ComplianceContext) -> Outcome:
 def check_auth_malformed(ctx: ComplianceContext) -> Outcome:
     if (skip := _auth_skip(ctx)) is not None:
         return skip
-    reply = ctx.http.raw_request("POST", body=_ping_body("hookconf-badauth-1"), session=False,
+    reply = ctx.http.raw_request("POST", body=_initialize_body("hookconf-badauth-1"), session=False,
                                  headers={"Authorization": "Bearer hookconf-not-a-token"})
     return passed(f"an invalid token was refused ({reply.status})") if reply.status in (401, 403) else failed(
         f"an invalid token was answered {reply.status}")

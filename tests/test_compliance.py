@@ -1,0 +1,238 @@
+"""Compliance checks against a hand-written fixture that is correct by default and broken one defect at a time."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from hookconf import COMPLIANCE_SUITE
+from hookconf.compliance_runner import ComplianceOptions
+from hookconf.config import parse_config
+from hookconf.report.model import Report
+from hookconf.runner import RunOptions, run_audit
+from tests.conftest import http_server, stdio_server
+
+SCRIPT = "compliance_server.py"
+
+# defect -> the check it must make fail; each runs against a fresh fixture over stdio.
+STDIO_DEFECTS = {
+    "stdout-noise": "stdio-framing",
+    "unknown-method-internal": "error-method-code",
+    "silent-parse-error": "error-parse-code",
+    "parse-error-id-zero": "error-parse-code",
+    "silent-invalid-request": "error-invalid-request-code",
+    "crash-on-invalid-json": "error-invalid-json",
+    "unknown-tool-internal": "tools-call-unknown",
+    "missing-name-success": "error-missing-params",
+    "no-arg-validation": "tools-call-missing-args",
+    "no-ping": "lifecycle-ping",
+    "jsonrpc-1": "lifecycle-jsonrpc",
+    "error-id-null": "error-id-echo",
+    "reject-unknown-version": "lifecycle-version-negotiate",
+    "no-string-ids": "lifecycle-string-id",
+    "stacktrace": "security-error-no-stacktrace",
+    "internal-ip": "security-error-no-internal-ip",
+    "poisoned-description": "security-tool-description-poisoning",
+    "cross-reference": "security-tool-cross-reference",
+    "rug-pull": "security-tool-rug-pull",
+    "command-injection": "security-command-injection",
+    "path-traversal": "security-path-traversal",
+    "sql-injection": "security-sql-injection",
+    "ssrf": "security-ssrf-internal",
+    "crash-on-large-input": "security-oversized-input",
+    "bad-annotations": "tools-annotations",
+    "bad-input-schema": "tools-schema",
+    "bad-output-schema": "tools-output-schema",
+    "duplicate-tools": "tools-unique-names",
+    "bad-tool-name": "tools-name-format",
+    "resource-missing-uri": "resources-schema",
+    "resource-read-no-uri": "resources-read",
+    "prompt-missing-name": "prompts-schema",
+    "prompt-get-no-role": "prompts-get",
+    "logging-not-implemented": "lifecycle-logging",
+    "undeclared-list-changed": "lifecycle-list-changed",
+    "sampling-request": "lifecycle-sampling-capability",
+    "cursor-internal": "error-invalid-cursor",
+    "mojibake": "stdio-unicode",
+}
+HTTP_DEFECTS = {
+    "http-notification-200": "transport-notification-202",
+    "http-any-content-type": "transport-content-type-reject",
+    "http-no-session-check": "transport-session-id",
+    "http-unknown-session-ok": "transport-session-invalid",
+    "http-get-500": "transport-get-stream",
+    "http-delete-500": "transport-delete",
+    "http-accept-batch": "transport-batch-reject",
+    "http-event-name": "transport-sse-event-field",
+    "http-no-origin-check": "security-origin-validation",
+    "http-weak-session-id": "security-session-entropy",
+}
+
+
+def compliance_audit(server: dict[str, Any], **options: Any) -> Report:
+    config = parse_config({"server": server, "suites": [COMPLIANCE_SUITE], "timeoutMs": 5000})
+    return run_audit(config, RunOptions(suites=(COMPLIANCE_SUITE,), compliance=ComplianceOptions(**options)))
+
+
+def statuses(report: Report) -> dict[str, str]:
+    return {r.id: r.status for r in report.results if r.id}
+
+
+def verdict(report: Report, check_id: str) -> tuple[str, str]:
+    entry = next(r for r in report.results if r.id == check_id)
+    return entry.status, entry.details
+
+
+@pytest.mark.parametrize("transport", ["stdio", pytest.param("http", marks=pytest.mark.http)])
+def test_correct_server_gets_no_false_verdicts(transport: str) -> None:
+    server = stdio_server(SCRIPT) if transport == "stdio" else http_server(SCRIPT)
+    report = compliance_audit(server)
+    wrong = {check: status for check, status in statuses(report).items() if status in ("fail", "warn", "indeterminate")}
+    assert wrong == {}, [r.details for r in report.results if r.id in wrong]
+    assert report.grade == "A"
+    assert report.compliance_score == 100
+    assert report.spec_version == "2025-11-25"
+
+
+@pytest.mark.parametrize(("defect", "check_id"), list(STDIO_DEFECTS.items()))
+def test_each_stdio_defect_fails_its_check(defect: str, check_id: str) -> None:
+    report = compliance_audit(stdio_server(SCRIPT, "--defect", defect))
+    status, details = verdict(report, check_id)
+    assert status in ("fail", "warn"), details
+    assert report.compliance is not None
+
+
+@pytest.mark.http
+@pytest.mark.parametrize(("defect", "check_id"), list(HTTP_DEFECTS.items()))
+def test_each_http_defect_fails_its_check(defect: str, check_id: str) -> None:
+    server = http_server(SCRIPT)
+    server["args"] = [*server["args"], "--defect", defect]
+    status, details = verdict(compliance_audit(server, only=["transport", "security", "lifecycle"]), check_id)
+    assert status in ("fail", "warn"), details
+
+
+@pytest.mark.parametrize("transport", ["stdio", pytest.param("http", marks=pytest.mark.http)])
+def test_notifications_between_responses_change_nothing(transport: str) -> None:
+    server = stdio_server(SCRIPT, "--chatty") if transport == "stdio" else http_server(SCRIPT)
+    if transport == "http":
+        server["args"] = [*server["args"], "--chatty"]
+    report = compliance_audit(server)
+    assert {s for s in statuses(report).values()} <= {"pass", "skip"}, [
+        (r.id, r.details) for r in report.results if r.status not in ("pass", "skip")]
+
+
+@pytest.mark.http
+def test_json_responses_instead_of_sse() -> None:
+    server = http_server(SCRIPT)
+    server["args"] = [*server["args"], "--json-responses"]
+    report = compliance_audit(server)
+    assert report.grade == "A"
+    assert verdict(report, "transport-sse-event-field")[0] == "skip"
+
+
+@pytest.mark.http
+def test_sse_priming_event_with_empty_data_is_skipped_over() -> None:
+    report = compliance_audit(http_server(SCRIPT), only=["transport"])
+    assert verdict(report, "transport-post")[0] == "pass"
+    assert verdict(report, "transport-sse-event-field")[0] == "pass"
+
+
+def test_a_server_that_dies_is_restarted_for_the_checks_after() -> None:
+    report = compliance_audit(stdio_server(SCRIPT, "--defect", "crash-on-invalid-json"))
+    status, details = verdict(report, "error-invalid-json")
+    assert status == "fail"
+    assert "server died under this check" in details
+    assert "exit code 1" in details
+    assert "fatal: unexpected token" in details
+    order = [r.id for r in report.results]
+    later = order[order.index("error-invalid-json") + 1:]
+    assert later, "checks ran after the crash"
+    assert all(statuses(report)[c] != "fail" for c in later if c != "error-parse-code"), [
+        (r.id, r.details) for r in report.results if r.id in later and r.status == "fail"]
+
+
+@pytest.mark.http
+def test_auth_checks_with_a_token() -> None:
+    server = http_server(SCRIPT)
+    server["args"] = [*server["args"], "--require-token", "s3cret"]
+    server["headers"] = {"Authorization": "Bearer s3cret"}
+    report = compliance_audit(server, only=["security"])
+    for check in ("security-auth-required", "security-www-authenticate", "security-auth-malformed",
+                  "security-session-not-auth", "security-token-in-uri", "security-oauth-metadata"):
+        assert verdict(report, check)[0] == "pass", verdict(report, check)
+
+
+@pytest.mark.http
+@pytest.mark.parametrize(("defect", "check_id"), [("auth-no-www-authenticate", "security-www-authenticate"),
+                                                   ("auth-query-token", "security-token-in-uri"),
+                                                   ("auth-session-bypass", "security-session-not-auth")])
+def test_auth_defects(defect: str, check_id: str) -> None:
+    server = http_server(SCRIPT)
+    server["args"] = [*server["args"], "--require-token", "s3cret", "--defect", defect]
+    server["headers"] = {"Authorization": "Bearer s3cret"}
+    assert verdict(compliance_audit(server, only=["security"]), check_id)[0] == "fail"
+
+
+def test_auth_checks_skip_without_credentials() -> None:
+    report = compliance_audit(stdio_server(SCRIPT), only=["security"])
+    assert verdict(report, "security-auth-required") == (
+        "skip", "http only; this server is audited over stdio")
+
+
+@pytest.mark.http
+def test_auth_absent_is_not_a_failure() -> None:
+    report = compliance_audit(http_server(SCRIPT), only=["security"])
+    status, details = verdict(report, "security-auth-required")
+    assert status == "skip"
+    assert "MCP does not require auth" in details
+
+
+def test_silence_is_detected_without_waiting_for_the_timeout() -> None:
+    started = time.monotonic()
+    report = compliance_audit(stdio_server(SCRIPT, "--defect", "silent-parse-error"), only=["errors"])
+    assert verdict(report, "error-parse-code")[0] == "fail"
+    assert time.monotonic() - started < 5  # the timeout is 5 s per request; silence costs a ping
+
+
+def test_injection_payloads_repeated_by_an_echo_tool_are_not_evidence() -> None:
+    report = compliance_audit(stdio_server(SCRIPT), only=["security"])
+    for check in ("security-command-injection", "security-sql-injection", "security-path-traversal"):
+        status, details = verdict(report, check)
+        assert status == "pass", details
+        assert "payloads reached the tool" in details
+
+
+def test_only_and_skip_select_categories_and_ids() -> None:
+    report = compliance_audit(stdio_server(SCRIPT), only=["lifecycle", "error-parse-code"], skip=["lifecycle-ping"])
+    ids = {r.id for r in report.results}
+    assert "error-parse-code" in ids
+    assert "lifecycle-init" in ids
+    assert "lifecycle-ping" not in ids
+    assert "tools-list" not in ids
+
+
+def test_grade_counts_only_what_was_measured() -> None:
+    report = compliance_audit(stdio_server(SCRIPT, "--no-prompts"))
+    assert verdict(report, "prompts-list")[0] == "skip"
+    assert report.compliance is not None
+    prompts = next((c for c in report.compliance.categories if c.name == "prompts"), None)
+    assert prompts is not None and prompts.score is None  # all skipped: no score, not 100
+
+
+def test_lighthouse_profile_reports_its_five_categories() -> None:
+    report = compliance_audit(stdio_server(SCRIPT, "--defect", "no-ping"), lighthouse_profile=True)
+    assert report.compliance is not None and report.compliance.lighthouse is not None
+    assert [(c.name, c.weight) for c in report.compliance.lighthouse] == [
+        ("protocol", 40), ("schema", 25), ("robustness", 20), ("practices", 10), ("performance", 5)]
+    assert report.compliance.lighthouse_score is not None
+
+
+def test_every_lighthouse_check_is_mapped() -> None:
+    from hookconf.scoring import LIGHTHOUSE_CATEGORIES, lighthouse_check_map
+
+    mapping = lighthouse_check_map()
+    lighthouse_ids = [i for _, _, ids in LIGHTHOUSE_CATEGORIES for i in ids]
+    assert len(lighthouse_ids) == 21
+    assert [i for i in lighthouse_ids if i not in mapping] == []
