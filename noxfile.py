@@ -1,6 +1,12 @@
-"""Sessions: `tests` and `lint`. Every session installs what it needs into its own uv venv."""
+"""Sessions: `tests`, `lint`, `audit_all`, `report`, and one per server version of targets/*.toml
+(named SERVER@VERSION, tagged SERVER: `nox -t server-memory`). Every session installs what it needs
+into its own uv venv; the fleet sessions share reports/hookconf.sqlite and .hookconf-cache/."""
 
 from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
 
 import nox
 
@@ -8,6 +14,7 @@ nox.options.default_venv_backend = "uv"
 nox.options.sessions = ["tests", "lint"]
 
 PYTHON = "3.11"
+TARGETS = Path(__file__).parent / "targets"
 
 
 @nox.session(python=PYTHON)
@@ -23,3 +30,53 @@ def lint(session: nox.Session) -> None:
     session.install("-e", ".[lint]")
     session.run("ruff", "check", "hookconf", "tests", "bench", "noxfile.py")
     session.run("mypy")
+
+
+@nox.session(python=PYTHON, default=False)
+def audit_all(session: nox.Session) -> None:
+    """Install and audit every server version of targets/*.toml (or the manifests after --), then report."""
+    session.install("-e", ".")
+    manifests = session.posargs or [str(path) for path in _manifests()]
+    # Exit 1 only says that some target could not be installed or started; the report shows which.
+    session.run("hookconf", "fleet", "run", *manifests, success_codes=[0, 1])
+    session.run("hookconf", "fleet", "report")
+
+
+@nox.session(python=PYTHON, default=False)
+def report(session: nox.Session) -> None:
+    """Tables of the stored audits: reports/scores.md, regressions.md, ecosystem.md, results.csv, report.html."""
+    session.install("-e", ".")
+    session.run("hookconf", "fleet", "report", *session.posargs)
+
+
+def _manifests() -> list[Path]:
+    return sorted(TARGETS.glob("*.toml"))
+
+
+def _declared_targets(manifest: Path) -> list[tuple[str, str]]:
+    """(server, version) as the manifest lists them; `latest:N` stays as it is, hookconf resolves it."""
+    try:
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return []  # audit_all reports the broken manifest; sessions come from the good ones
+    servers = data.get("servers")
+    if not isinstance(servers, list):
+        return []
+    return [(str(server.get("name")), str(version)) for server in servers if isinstance(server, dict)
+            for version in (server.get("versions") or [])]
+
+
+def _audit_one(manifest: Path, server: str, version: str) -> Callable[[nox.Session], None]:
+    def audit(session: nox.Session) -> None:
+        session.install("-e", ".")
+        session.run("hookconf", "fleet", "run", str(manifest), "--server", server, "--version", version,
+                    *session.posargs, success_codes=[0, 1])
+
+    audit.__doc__ = f"Audit {server} {version} from targets/{manifest.name}."
+    return audit
+
+
+for _manifest in _manifests():
+    for _server, _version in _declared_targets(_manifest):
+        register = nox.session(python=PYTHON, name=f"{_server}@{_version}", tags=[_server], default=False)
+        register(_audit_one(_manifest, _server, _version))

@@ -1,0 +1,99 @@
+"""`hookconf fleet run` and `hookconf fleet report`; light at import, the work is imported per command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+DEFAULT_STORE = Path("reports") / "hookconf.sqlite"
+DEFAULT_CACHE = Path(".hookconf-cache")
+DEFAULT_OUT = Path("reports")
+EXIT_OK = 0
+EXIT_FAILURES = 1
+
+
+def add_fleet_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    fleet = commands.add_parser("fleet", help="audit many servers and versions; compare them in tables")
+    actions = fleet.add_subparsers(title="fleet commands", required=True, metavar="ACTION")
+    _add_run(actions)
+    _add_report(actions)
+
+
+def _add_run(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = actions.add_parser("run", help="install and audit every server version the manifests list")
+    run.add_argument("manifests", nargs="+", type=Path, metavar="MANIFEST", help="fleet manifest (TOML)")
+    run.add_argument("--jobs", "-j", type=_positive, help="audits at once (default: the number of cores)")
+    run.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"SQLite history (default {DEFAULT_STORE})")
+    run.add_argument("--force", action="store_true", help="audit again what the store already has")
+    run.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
+                     help=f"where installs are kept between runs (default {DEFAULT_CACHE})")
+    run.add_argument("--server", action="append", default=[], metavar="NAME",
+                     help="only this server (repeatable)")
+    run.add_argument("--version", dest="only_version", metavar="VERSION",
+                     help="only this version (as listed in the manifest, or as 'latest:N' resolved it)")
+    run.add_argument("--executor", choices=["local", "dask"], default="local",
+                     help="local process pool (default) or a dask.distributed cluster (the dask extra)")
+    run.add_argument("--scheduler", metavar="ADDRESS",
+                     help="with --executor dask: the scheduler to connect to (default: a local cluster)")
+    run.set_defaults(command=run_fleet_command)
+
+
+def _add_report(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    report = actions.add_parser("report", help="tables of the stored audits: terminal, Markdown, CSV, HTML")
+    report.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"SQLite history (default {DEFAULT_STORE})")
+    report.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                        help=f"directory for scores.md, regressions.md, ecosystem.md, results.csv and "
+                             f"report.html (default {DEFAULT_OUT})")
+    report.set_defaults(command=run_report_command)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def run_fleet_command(args: argparse.Namespace) -> int:
+    from hookconf.fleet.execute import ExecutorKind, default_jobs, make_executor, run_fleet
+    from hookconf.fleet.manifest import load_targets
+    from hookconf.fleet.progress import make_progress
+    from hookconf.fleet.store import FleetStore
+
+    targets = load_targets(args.manifests, servers=args.server, version=args.only_version)
+    if not targets:
+        print("hookconf: no target matches --server/--version; nothing to audit", file=sys.stderr)
+        return EXIT_FAILURES
+    jobs = args.jobs or default_jobs()
+    with FleetStore(args.store) as store, make_executor(ExecutorKind(args.executor), jobs, args.scheduler) as pool:
+        run = run_fleet(targets, store, pool, args.cache, make_progress(sys.stderr), force=args.force)
+    _print_summary(run, args.store)
+    return EXIT_FAILURES if run.failed or run.lost else EXIT_OK
+
+
+def _print_summary(run: object, store: Path) -> None:
+    from hookconf.fleet.execute import FleetRun
+
+    assert isinstance(run, FleetRun)
+    audited = len(run.outcomes) - len(run.failed)
+    parts = [f"{audited} audited", f"{len(run.failed)} failed", f"{run.skipped} skipped (already stored)"]
+    if run.lost:
+        parts.append(f"{run.lost} lost (a worker died; run again to audit them)")
+    print(f"fleet: {', '.join(parts)}; stored in {store}")
+    for outcome in run.failed:
+        message = " ".join((outcome.message or "").split())
+        print(f"  {outcome.server} {outcome.version}: {outcome.kind}: {message}")
+    if run.outcomes or run.skipped:
+        print(f"tables: hookconf fleet report --store {store}")
+
+
+def run_report_command(args: argparse.Namespace) -> int:
+    from hookconf.fleet.render import write_report
+
+    for line in write_report(args.store, args.out):
+        print(line)
+    return EXIT_OK

@@ -1,0 +1,212 @@
+"""The fleet tables on the terminal and in files: Markdown and CSV (tabulate, pandas) and one
+self-contained HTML page whose charts are matplotlib SVG written inline (no script, no CDN)."""
+
+from __future__ import annotations
+
+import html
+import io
+import time
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from tabulate import tabulate
+
+from hookconf import __version__
+from hookconf.fleet.errors import StoreError
+from hookconf.fleet.store import FleetStore
+from hookconf.fleet.tables import STATUS_ORDER, FleetTables, build_tables, latest_audited, status_shares
+
+SCORES_NOTE = ("Cells: hook score (grade; '-' where no compliance grade was measured), or why there is no audit. "
+               "Suite columns: mean status points of the latest audited version (pass 100, warn 60, "
+               "indeterminate 50, fail 0; skips left out).")
+REGRESSIONS_NOTE = ("Consecutive audited versions of each server in version order. worse/better: checks whose "
+                    "status changed (skips left out); deltas are new minus old; p95 is the slowest tool's.")
+ECOSYSTEM_NOTE = "Over the latest audited version of every server."
+STATUS_COLOURS = {"pass": "#2e7d32", "warn": "#f9a825", "indeterminate": "#9e9e9e", "fail": "#c62828",
+                  "skip": "#e0e0e0"}
+
+
+def write_report(store_path: Path, out_dir: Path) -> Iterator[str]:
+    """Print the tables and write scores.md, regressions.md, ecosystem.md, results.csv and report.html."""
+    with FleetStore(store_path, create=False) as store:
+        stored = store.latest()
+    if not stored:
+        raise StoreError(f"{store_path} holds no audits yet; run 'hookconf fleet run targets/*.toml' first")
+    tables = build_tables(stored)
+    yield terminal_text(tables)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = write_files(tables, out_dir, store_path)
+    yield f"wrote {', '.join(str(path) for path in written)}"
+
+
+def terminal_text(tables: FleetTables) -> str:
+    parts = [_section("Scores", tables.scores, "simple"), _section("Regressions", regressions_view(tables), "simple")]
+    parts += [_section(f"Ecosystem: {name}", frame, "simple") for name, frame in tables.ecosystem.items()]
+    return "\n\n".join(parts)
+
+
+def _section(title: str, frame: pd.DataFrame, fmt: str) -> str:
+    return f"{title}\n{render_table(frame, fmt)}"
+
+
+def render_table(frame: pd.DataFrame, fmt: str) -> str:
+    if frame.empty:
+        return "(none)"
+    return tabulate(display_rows(frame), headers=list(map(str, frame.columns)), tablefmt=fmt, disable_numparse=True)
+
+
+def display_rows(frame: pd.DataFrame) -> list[list[str]]:
+    return [[_cell(value) for value in row] for row in frame.itertuples(index=False)]
+
+
+def _cell(value: Any) -> str:
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.1f}"
+    return str(value)
+
+
+def regressions_view(tables: FleetTables) -> pd.DataFrame:
+    """The terminal shows only the pairs where something changed; the files list every pair."""
+    frame = tables.regressions
+    changed = (frame["worse"] != "") | (frame["better"] != "") | (frame["score_delta"].fillna(0) != 0)
+    return frame[changed]
+
+
+def write_files(tables: FleetTables, out_dir: Path, store_path: Path) -> list[Path]:
+    documents = {
+        "scores.md": _markdown("Scores", SCORES_NOTE, {"": tables.scores}),
+        "regressions.md": _markdown("Regressions", REGRESSIONS_NOTE, {"": tables.regressions}),
+        "ecosystem.md": _markdown("Ecosystem", ECOSYSTEM_NOTE, tables.ecosystem),
+        "report.html": html_report(tables, store_path),
+    }
+    written = []
+    for name, text in documents.items():
+        path = out_dir / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    csv = out_dir / "results.csv"
+    tables.results.to_csv(csv, index=False)
+    written.insert(3, csv)
+    return written
+
+
+def _markdown(title: str, note: str, sections: Mapping[str, pd.DataFrame]) -> str:
+    parts = [f"# {title}", "", note, ""]
+    for name, frame in sections.items():
+        if name:
+            parts += [f"## {name.capitalize()}", ""]
+        parts += [render_table(frame, "github"), ""]
+    return "\n".join(parts)
+
+
+def html_report(tables: FleetTables, store_path: Path) -> str:
+    latest = latest_audited(tables.audits)
+    generated = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    body = [
+        "<h1>hookconf fleet report</h1>",
+        f"<p>{len(tables.audits)} server versions from {html.escape(str(store_path))}, "
+        f"hookconf {__version__}, {generated}.</p>",
+        "<h2>Scores</h2>", f"<p>{html.escape(SCORES_NOTE)}</p>", chart_svg(_scores_chart, tables.audits),
+        _html_table(tables.scores),
+        "<h2>Regressions</h2>", f"<p>{html.escape(REGRESSIONS_NOTE)}</p>", _html_table(tables.regressions),
+        "<h2>Ecosystem</h2>", f"<p>{html.escape(ECOSYSTEM_NOTE)}</p>",
+        chart_svg(_status_chart, status_shares(tables.results.merge(latest[["server", "version"]]))),
+        chart_svg(_resources_chart, latest),
+    ]
+    for name, frame in tables.ecosystem.items():
+        body += [f"<h3>{html.escape(name.capitalize())}</h3>", _html_table(frame)]
+    return HTML_PAGE.format(body="\n".join(body))
+
+
+def _html_table(frame: pd.DataFrame) -> str:
+    if frame.empty:
+        return "<p>(none)</p>"
+    return tabulate(display_rows(frame), headers=list(map(str, frame.columns)), tablefmt="html",
+                    disable_numparse=True)
+
+
+def chart_svg(draw: Callable[[Any, pd.DataFrame], None], data: pd.DataFrame) -> str:
+    """Draw with matplotlib, return the SVG element itself (fonts as paths, so it renders offline)."""
+    if data.empty:
+        return ""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "hookconf", "font.size": 9}):
+        figure = plt.figure()
+        try:
+            draw(figure, data)
+            buffer = io.StringIO()
+            figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+        finally:
+            plt.close(figure)
+    svg = buffer.getvalue()
+    return svg[svg.index("<svg"):]
+
+
+def _scores_chart(figure: Any, audits: pd.DataFrame) -> None:
+    audited = audits[audits["outcome"] == "audited"]
+    labels = [f"{row.server} {row.version}" for row in audited.itertuples()]
+    figure.set_size_inches(7, 0.28 * len(labels) + 1)
+    axes = figure.add_subplot()
+    servers = sorted(set(audited["server"]))
+    palette = [f"C{servers.index(s) % 10}" for s in audited["server"]]
+    axes.barh(range(len(labels)), audited["score"].fillna(0), color=palette)
+    axes.set_yticks(range(len(labels)), labels)
+    axes.invert_yaxis()
+    axes.set_xlim(0, 100)
+    axes.set_xlabel("hook score")
+    axes.set_title("Hook score of every audited version")
+
+
+def _status_chart(figure: Any, shares: pd.DataFrame) -> None:
+    figure.set_size_inches(7, 0.4 * len(shares) + 1)
+    axes = figure.add_subplot()
+    left = pd.Series(0.0, index=shares.index)
+    for status in STATUS_ORDER:
+        if status in shares.columns:
+            axes.barh(shares.index, shares[status], left=left, color=STATUS_COLOURS[status], label=status)
+            left += shares[status]
+    axes.set_xlim(0, 100)
+    axes.set_xlabel("share of results (%)")
+    axes.invert_yaxis()
+    axes.legend(ncols=5, loc="upper center", bbox_to_anchor=(0.5, -0.25), frameon=False)
+    axes.set_title("Statuses per suite, latest versions")
+
+
+def _resources_chart(figure: Any, latest: pd.DataFrame) -> None:
+    figure.set_size_inches(8, 0.3 * len(latest) + 1.2)
+    startup, memory = figure.subplots(1, 2, sharey=True)
+    servers = list(latest["server"])
+    startup.barh(servers, latest["startup_ms"].fillna(0), color="C0")
+    startup.set_xlabel("start-up to initialize answer (ms)")
+    memory.barh(servers, latest["peak_rss_mib"].fillna(0), color="C1")
+    memory.set_xlabel("peak RSS of the process tree (MiB)")
+    startup.invert_yaxis()
+    figure.suptitle("Cost of the latest versions")
+
+
+HTML_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>hookconf fleet report</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 80em; padding: 0 1em; color: #222; }}
+table {{ border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }}
+th, td {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }}
+th {{ background: #f3f3f3; }}
+svg {{ max-width: 100%; height: auto; display: block; margin: 1em 0; }}
+</style>
+</head>
+<body>
+{body}
+</body>
+</html>
+"""

@@ -1,0 +1,272 @@
+"""What the history says, as pandas frames: scores, release-over-release regressions, the ecosystem.
+
+Reports are read as plain dicts, so reports with or without the compliance fields (`grade`,
+`complianceScore`, results with `id`/`category`) fit the same tables; a missing grade shows as "-".
+Versions are ordered as versions (1.10 after 1.9), never as strings.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from hookconf import HOOK_SUITES
+from hookconf.fleet.store import StoredAudit
+from hookconf.fleet.versions import sorted_versions
+
+AUDITED = "audited"
+NO_GRADE = "-"
+GRADE_ORDER = ("A", "B", "C", "D", "F", NO_GRADE)
+# Status points as the hook score counts them; a skip is not a status anyone is better or worse at.
+STATUS_POINTS = {"pass": 100, "warn": 60, "indeterminate": 50, "fail": 0}
+STATUS_ORDER = ("pass", "warn", "indeterminate", "fail", "skip")
+P95_IN_DETAILS = re.compile(r"p95 (?P<ms>[0-9.]+) ms")
+MIB = 1024 * 1024
+TOP_FAILING_CHECKS = 15
+
+AUDIT_COLUMNS = ["server", "version", "source", "outcome", "message", "score", "grade", "compliance_score",
+                 "spec_version", "protocol", "startup_ms", "peak_rss_mib", "cpu_seconds", "peak_threads",
+                 "peak_children", "worst_p95_ms", "duration_s", "hookconf_version", "audited_at"]
+RESULT_COLUMNS = ["server", "version", "check", "suite", "tool", "category", "check_id", "required", "status",
+                  "code", "title", "details", "score", "grade", "startup_ms", "peak_rss_bytes", "cpu_seconds"]
+
+
+@dataclass(frozen=True)
+class FleetTables:
+    audits: pd.DataFrame
+    results: pd.DataFrame
+    scores: pd.DataFrame
+    regressions: pd.DataFrame
+    ecosystem: dict[str, pd.DataFrame]
+
+
+def build_tables(stored: Sequence[StoredAudit]) -> FleetTables:
+    audits = audits_frame(stored)
+    results = results_frame(stored)
+    latest = latest_audited(audits)
+    latest_results = results.merge(latest[["server", "version"]], on=["server", "version"])
+    return FleetTables(
+        audits=audits, results=results, scores=scores_table(audits, latest, latest_results),
+        regressions=regressions_table(audits, results), ecosystem=ecosystem_tables(latest, latest_results),
+    )
+
+
+def audits_frame(stored: Iterable[StoredAudit]) -> pd.DataFrame:
+    return in_version_order(pd.DataFrame([_audit_row(a) for a in stored], columns=AUDIT_COLUMNS))
+
+
+def _audit_row(audit: StoredAudit) -> dict[str, Any]:
+    report = audit.report or {}
+    resources = report.get("resources") or {}
+    rss = resources.get("peakRssBytes")
+    return {
+        "server": audit.server, "version": audit.version, "source": audit.source, "outcome": audit.outcome,
+        "message": audit.message, "score": report.get("score"), "grade": report.get("grade") or NO_GRADE,
+        "compliance_score": report.get("complianceScore"), "spec_version": report.get("specVersion"),
+        "protocol": (report.get("server") or {}).get("protocolVersion"),
+        "startup_ms": resources.get("startupMs"), "peak_rss_mib": rss / MIB if rss is not None else None,
+        "cpu_seconds": resources.get("cpuSeconds"), "peak_threads": resources.get("peakThreads"),
+        "peak_children": resources.get("peakChildren"), "worst_p95_ms": worst_p95_ms(report),
+        "duration_s": audit.duration_s, "hookconf_version": audit.hookconf_version, "audited_at": audit.started_at,
+    }
+
+
+def worst_p95_ms(report: Mapping[str, Any]) -> float | None:
+    """The slowest tool's p95, read from the latency results: what a hook calling that tool waits for."""
+    found = [float(match["ms"]) for entry in report.get("results") or []
+             if entry.get("suite") == "latency" and (match := P95_IN_DETAILS.search(entry.get("details") or ""))]
+    return max(found) if found else None
+
+
+def results_frame(stored: Iterable[StoredAudit]) -> pd.DataFrame:
+    rows = [_result_row(audit, entry) for audit in stored if audit.report
+            for entry in audit.report.get("results") or []]
+    return in_version_order(pd.DataFrame(rows, columns=RESULT_COLUMNS))
+
+
+def _result_row(audit: StoredAudit, entry: Mapping[str, Any]) -> dict[str, Any]:
+    report = audit.report or {}
+    resources = report.get("resources") or {}
+    return {
+        "server": audit.server, "version": audit.version, "check": check_name(entry), "suite": entry.get("suite"),
+        "tool": entry.get("tool"), "category": entry.get("category"), "check_id": entry.get("id"),
+        "required": entry.get("required"), "status": entry.get("status"), "code": entry.get("code"),
+        "title": entry.get("title"), "details": entry.get("details"), "score": report.get("score"),
+        "grade": report.get("grade") or NO_GRADE, "startup_ms": resources.get("startupMs"),
+        "peak_rss_bytes": resources.get("peakRssBytes"), "cpu_seconds": resources.get("cpuSeconds"),
+    }
+
+
+def check_name(entry: Mapping[str, Any]) -> str:
+    """A compliance check is named by its id; a hook check by its suite and the tool it judged."""
+    if entry.get("id"):
+        return f"{entry.get('suite')}/{entry['id']}"
+    return f"{entry.get('suite')}/{entry.get('tool')}"
+
+
+def in_version_order(frame: pd.DataFrame) -> pd.DataFrame:
+    rank = {v: i for i, v in enumerate(sorted_versions(set(frame["version"])))}
+    ordered = frame.sort_values(["server", "version"], key=lambda column: column.map(rank) if column.name == "version"
+                                else column, kind="stable")
+    return ordered.reset_index(drop=True)
+
+
+def latest_audited(audits: pd.DataFrame) -> pd.DataFrame:
+    """The newest version of each server that was audited (frames are in version order already)."""
+    return audits[audits["outcome"] == AUDITED].groupby("server", sort=True).tail(1).reset_index(drop=True)
+
+
+def scores_table(audits: pd.DataFrame, latest: pd.DataFrame, latest_results: pd.DataFrame) -> pd.DataFrame:
+    versions = sorted_versions(set(audits["version"]))
+    cells = audits.assign(cell=[score_cell(row) for row in audits.itertuples()])
+    wide = cells.pivot(index="server", columns="version", values="cell").reindex(columns=versions).fillna("")
+    suites = suite_points(latest_results)
+    latest_version = latest.set_index("server")["version"].rename("latest")
+    table = wide.join(latest_version).join(suites)
+    table["latest"] = table["latest"].fillna("")
+    return table.reset_index()
+
+
+def score_cell(row: Any) -> str:
+    if row.outcome != AUDITED:
+        return str(row.outcome)
+    score = "-" if pd.isna(row.score) else f"{row.score:.1f}"
+    return f"{score} ({row.grade})"
+
+
+def suite_points(results: pd.DataFrame) -> pd.DataFrame:
+    """Mean status points per server and suite; skips are left out, as in the hook score."""
+    scored = results[results["status"].isin(list(STATUS_POINTS))]
+    points = scored.assign(points=scored["status"].map(STATUS_POINTS).astype(float))
+    table = points.pivot_table(index="server", columns="suite", values="points", aggfunc="mean")
+    order = [s for s in HOOK_SUITES if s in table.columns] + sorted(set(table.columns) - set(HOOK_SUITES))
+    return table.reindex(columns=order).round(1)
+
+
+def regressions_table(audits: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    audited = audits[audits["outcome"] == AUDITED]
+    statuses = _worst_status_per_check(results)
+    rows = []
+    for server, versions in audited.groupby("server", sort=True):
+        records: list[dict[str, Any]] = [{str(k): v for k, v in r.items()} for r in versions.to_dict("records")]
+        for old, new in itertools.pairwise(records):
+            rows.append(_regression_row(str(server), old, new, statuses))
+    columns = ["server", "from", "to", "score", "score_delta", "grade", "worse", "better", "p95_delta_ms",
+               "peak_rss_delta_mib"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _worst_status_per_check(results: pd.DataFrame) -> dict[tuple[str, str], dict[str, tuple[str, str | None]]]:
+    """(server, version) -> check -> (status, code): repeated entries of one check count at their worst."""
+    worst: dict[tuple[str, str], dict[str, tuple[str, str | None]]] = {}
+    for row in results.itertuples():
+        checks = worst.setdefault((str(row.server), str(row.version)), {})
+        status, code = str(row.status), row.code if isinstance(row.code, str) else None
+        previous = checks.get(str(row.check))
+        if previous is None or _severity(status) > _severity(previous[0]):
+            checks[str(row.check)] = (status, code)
+    return worst
+
+
+def _severity(status: str) -> int:
+    return 100 - STATUS_POINTS.get(status, 100)
+
+
+def _regression_row(server: str, old: dict[str, Any], new: dict[str, Any],
+                    statuses: Mapping[tuple[str, str], Mapping[str, tuple[str, str | None]]]) -> dict[str, Any]:
+    before = statuses.get((server, old["version"]), {})
+    after = statuses.get((server, new["version"]), {})
+    worse, better = [], []
+    for check in sorted(set(before) & set(after)):
+        (old_status, old_code), (new_status, new_code) = before[check], after[check]
+        if old_status not in STATUS_POINTS or new_status not in STATUS_POINTS or old_status == new_status:
+            continue
+        if STATUS_POINTS[new_status] < STATUS_POINTS[old_status]:
+            worse.append(_change(check, old_status, new_status, new_code))
+        else:
+            better.append(_change(check, old_status, new_status, old_code))
+    return {
+        "server": server, "from": old["version"], "to": new["version"],
+        "score": f"{_number(old['score'])} → {_number(new['score'])}",
+        "score_delta": _delta(old["score"], new["score"]), "grade": f"{old['grade']} → {new['grade']}",
+        "worse": "; ".join(worse), "better": "; ".join(better),
+        "p95_delta_ms": _delta(old["worst_p95_ms"], new["worst_p95_ms"]),
+        "peak_rss_delta_mib": _delta(old["peak_rss_mib"], new["peak_rss_mib"]),
+    }
+
+
+def _change(check: str, old_status: str, new_status: str, code: str | None) -> str:
+    named = code is not None and code not in check  # a compliance check's id is its code already
+    return f"{check} {old_status}→{new_status}" + (f" ({code})" if named else "")
+
+
+def _number(value: Any) -> str:
+    return "-" if value is None or pd.isna(value) else f"{float(value):.1f}"
+
+
+def _delta(old: Any, new: Any) -> float | None:
+    if old is None or new is None or pd.isna(old) or pd.isna(new):
+        return None
+    return round(float(new) - float(old), 1)
+
+
+def ecosystem_tables(latest: pd.DataFrame, latest_results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    return {
+        "grades": grade_distribution(latest),
+        "scores": percentiles(latest, {"score": "hook score"}),
+        "failing checks": failing_checks(latest, latest_results),
+        "suites": suite_pass_rates(latest_results),
+        "resources": percentiles(latest, {"startup_ms": "start-up (ms)", "peak_rss_mib": "peak RSS (MiB)",
+                                          "cpu_seconds": "CPU (s)"}),
+    }
+
+
+def grade_distribution(latest: pd.DataFrame) -> pd.DataFrame:
+    counts = latest["grade"].value_counts()
+    total = max(len(latest), 1)
+    rows = [{"grade": g, "servers": int(counts.get(g, 0)), "share": 100 * int(counts.get(g, 0)) / total}
+            for g in GRADE_ORDER if counts.get(g, 0)]
+    return pd.DataFrame(rows, columns=["grade", "servers", "share"])
+
+
+def percentiles(latest: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
+    rows = []
+    for column, label in columns.items():
+        values = pd.to_numeric(latest[column], errors="coerce").dropna()
+        if values.empty:
+            continue
+        quantiles = values.quantile([0.0, 0.25, 0.5, 0.75, 1.0]).tolist()
+        rows.append({"figure": label, "servers": len(values), "min": quantiles[0], "p25": quantiles[1],
+                     "median": quantiles[2], "p75": quantiles[3], "max": quantiles[4]})
+    return pd.DataFrame(rows, columns=["figure", "servers", "min", "p25", "median", "p75", "max"])
+
+
+def failing_checks(latest: pd.DataFrame, latest_results: pd.DataFrame) -> pd.DataFrame:
+    """Failing checks by code (compliance checks by id), with the share of servers failing each."""
+    failed = latest_results[latest_results["status"] == "fail"]
+    failed = failed.assign(finding=failed["check_id"].fillna(failed["code"]).fillna(failed["check"]))
+    grouped = failed.groupby("finding").agg(title=("title", "first"), servers=("server", "nunique"))
+    grouped["share"] = 100 * grouped["servers"] / max(len(latest), 1)
+    ordered = grouped.sort_values(["servers", "finding"], ascending=[False, True], kind="stable")
+    return ordered.head(TOP_FAILING_CHECKS).reset_index()[["finding", "title", "servers", "share"]]
+
+
+def suite_pass_rates(latest_results: pd.DataFrame) -> pd.DataFrame:
+    ran = latest_results[latest_results["status"] != "skip"]
+    grouped = ran.assign(passed=ran["status"] == "pass", failed=ran["status"] == "fail").groupby("suite").agg(
+        results=("status", "size"), passed=("passed", "sum"), failed=("failed", "sum"), servers=("server", "nunique"))
+    grouped["pass_rate"] = 100 * grouped["passed"] / grouped["results"]
+    order = [s for s in HOOK_SUITES if s in grouped.index] + sorted(set(grouped.index) - set(HOOK_SUITES))
+    return grouped.reindex(order).reset_index()[["suite", "servers", "results", "passed", "failed", "pass_rate"]]
+
+
+def status_shares(latest_results: pd.DataFrame) -> pd.DataFrame:
+    """Share of each status per suite (skips included): the data of the status chart."""
+    counts = pd.crosstab(latest_results["suite"], latest_results["status"])
+    shares = counts.div(counts.sum(axis=1), axis=0) * 100
+    return shares.reindex(columns=[s for s in STATUS_ORDER if s in shares.columns])

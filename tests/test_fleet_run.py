@@ -1,0 +1,112 @@
+"""A fleet of `command` fixtures run end to end: the store, the skip of stored audits, the tables."""
+
+from __future__ import annotations
+
+import csv
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from hookconf.cli import main
+from tests.conftest import CliRun
+
+FLEET = Path(__file__).parent / "fleet"
+
+
+@pytest.fixture(scope="module")
+def regressing_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """shop 1.2, 1.9 and 1.10 (1.10 regresses) and lookup 2.0, audited once for every test here."""
+    store = tmp_path_factory.mktemp("fleet") / "hookconf.sqlite"
+    code = main(["fleet", "run", str(FLEET / "regressing.toml"), "--store", str(store), "--jobs", "2",
+                 "--cache", str(store.parent / "cache")])
+    assert code == 0
+    return store
+
+
+@pytest.fixture(scope="module")
+def report_dir(regressing_store: Path) -> Path:
+    out = regressing_store.parent / "out"
+    assert main(["fleet", "report", "--store", str(regressing_store), "--out", str(out)]) == 0
+    return out
+
+
+def markdown_rows(path: Path) -> list[list[str]]:
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("|")]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines if not line.startswith("|--")]
+
+
+def test_every_audit_is_stored_with_its_report(regressing_store: Path) -> None:
+    db = sqlite3.connect(regressing_store)
+    query = "SELECT server, version, outcome, hookconf_version, report_json IS NOT NULL FROM audits"
+    rows = db.execute(query).fetchall()
+    assert sorted(rows) == [("lookup", "2.0", "audited", "0.1.0", 1), ("shop", "1.10", "audited", "0.1.0", 1),
+                            ("shop", "1.2", "audited", "0.1.0", 1), ("shop", "1.9", "audited", "0.1.0", 1)]
+
+
+def test_regression_table_names_the_check_that_regressed(report_dir: Path) -> None:
+    header, *rows = markdown_rows(report_dir / "regressions.md")
+    table = [dict(zip(header, row, strict=True)) for row in rows]
+    assert [(r["server"], r["from"], r["to"]) for r in table] == [("shop", "1.2", "1.9"), ("shop", "1.9", "1.10")]
+    fixed, regressed = table
+    assert regressed["worse"] == "idempotency/get_price pass→fail (IDEMP-001)"
+    assert regressed["better"] == ""
+    assert float(regressed["score_delta"]) < 0
+    assert fixed["better"] == "dsgvo/get_price warn→pass (DSGVO-002)"
+    assert fixed["worse"] == ""
+    assert regressed["grade"] == "- → -"  # the compliance suite did not run, so there is no grade
+
+
+def test_scores_table_has_versions_in_order_and_latest_suites(report_dir: Path) -> None:
+    header, *rows = markdown_rows(report_dir / "scores.md")
+    assert header[:5] == ["server", "1.2", "1.9", "1.10", "2.0"]
+    assert header[5:] == ["latest", "idempotency", "side-effects", "latency", "determinism", "dsgvo"]
+    shop = dict(zip(header, next(r for r in rows if r[0] == "shop"), strict=True))
+    assert shop["1.9"] == "100.0 (-)"
+    assert shop["latest"] == "1.10"
+    assert shop["idempotency"] == "50.0"  # get_price failed, list_prices passed
+
+
+def test_ecosystem_counts_failing_checks_across_servers(report_dir: Path) -> None:
+    text = (report_dir / "ecosystem.md").read_text(encoding="utf-8")
+    failing = next(row for row in markdown_rows(report_dir / "ecosystem.md") if row[0] == "IDEMP-001")
+    assert failing[2:] == ["1", "50.0"]  # one of the two servers' latest versions fails it
+    for section in ("Grades", "Scores", "Failing checks", "Suites", "Resources"):
+        assert f"## {section}" in text
+
+
+def test_results_csv_has_a_row_per_check_with_audit_figures(report_dir: Path) -> None:
+    with (report_dir / "results.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    shop_110 = [r for r in rows if (r["server"], r["version"]) == ("shop", "1.10")]
+    assert {r["check"] for r in shop_110} >= {"idempotency/get_price", "dsgvo/list_prices"}
+    assert all(r["score"] and r["peak_rss_bytes"] and r["startup_ms"] and r["cpu_seconds"] for r in shop_110)
+    regressed = next(r for r in shop_110 if r["check"] == "idempotency/get_price")
+    assert (regressed["status"], regressed["code"]) == ("fail", "IDEMP-001")
+
+
+def test_html_report_is_self_contained(report_dir: Path) -> None:
+    page = (report_dir / "report.html").read_text(encoding="utf-8")
+    assert page.count("<svg") >= 3
+    assert "<script" not in page
+    assert "src=" not in page
+    assert "IDEMP-001" in page
+
+
+def test_a_second_run_skips_what_is_stored(run_cli: Callable[..., CliRun], regressing_store: Path) -> None:
+    run = run_cli("fleet", "run", str(FLEET / "regressing.toml"), "--store", str(regressing_store))
+    assert run.exit_code == 0
+    assert "4 target(s) already stored" in run.stderr
+    assert "0 audited, 0 failed, 4 skipped" in run.stdout
+    assert sqlite3.connect(regressing_store).execute("SELECT COUNT(*) FROM audits").fetchone() == (4,)
+
+
+def test_terminal_report_prints_the_tables(run_cli: Callable[..., CliRun], regressing_store: Path,
+                                           tmp_path: Path) -> None:
+    run = run_cli("fleet", "report", "--store", str(regressing_store), "--out", str(tmp_path))
+    assert run.exit_code == 0
+    assert run.stdout.startswith("Scores\n")
+    assert "idempotency/get_price pass→fail (IDEMP-001)" in run.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ecosystem.md", "regressions.md", "report.html",
+                                                          "results.csv", "scores.md"]
