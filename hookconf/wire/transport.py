@@ -16,7 +16,7 @@ from hookconf.wire.recording import Recording
 JsonObject = dict[str, Any]
 # After the ping that follows a raw line is answered, how long an answer to the raw line may
 # still take: servers that handle requests concurrently can write the two answers out of order.
-RAW_ANSWER_GRACE_S = 0.2
+RAW_ANSWER_GRACE_S = 0.1
 
 
 class Transport(ABC):

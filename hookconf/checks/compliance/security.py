@@ -49,7 +49,7 @@ STACK_TRACE = [
     )
 ]
 IPV4 = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
-OVERSIZED_BYTES = 1024 * 1024
+OVERSIZED_BYTES = 600 * 1024  # beyond the 512 KiB many line readers stop at
 MAX_TOOLS_PROBED = 4
 MAX_PARAMS_PER_TOOL = 2
 
@@ -112,8 +112,8 @@ def check_cross_reference(ctx: ComplianceContext) -> Outcome:
                 quoted = f"{tool.get('name')} -> {other}"
                 before = text[: match.start()].rstrip("`'\" ")
                 (instructions if INSTRUCTION_BEFORE.search(before) else mentions).append(quoted)
-    if instructions:
-        return failed(f"descriptions instruct the model to call other tools: {', '.join(instructions)}")
+    if instructions:  # advisory: a deprecation note ("use X instead") reads the same as an attack
+        return warned(f"descriptions direct the model to other tools: {', '.join(instructions)}")
     if mentions:
         return warned(f"descriptions name other tools: {', '.join(mentions)}")
     return passed("no description names another tool")
