@@ -1,8 +1,9 @@
 """The reference fleet with --jobs 1 against --jobs N (default: the number of cores), side by side.
 
 Installs are warmed first (that first run is timed too: it is the cold figure when the cache was
-empty). Then the two settings alternate, each run with a fresh store so that every target is
-audited, so that machine noise hits both alike; the ratio of the medians is the figure to read.
+empty), and its store seeds every timed run: each starts from a copy and audits everything again
+with --force, as a re-audit of a known fleet does (longest audits first, by the seed's durations).
+The two settings alternate so that machine noise hits both alike; read the ratio of the medians.
 
     python bench/fleet_jobs.py [MANIFEST ...] [--jobs N] [--runs R] [--cache DIR]
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -22,9 +24,12 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_MANIFEST = ROOT / "targets" / "reference.toml"
 
 
-def fleet_run(manifests: list[Path], jobs: int, cache: Path, store: Path) -> float:
+def fleet_run(manifests: list[Path], jobs: int, cache: Path, store: Path, seed: Path | None = None) -> float:
     argv = [sys.executable, "-m", "hookconf", "fleet", "run", *map(str, manifests), "--jobs", str(jobs),
             "--cache", str(cache), "--store", str(store)]
+    if seed is not None:
+        shutil.copyfile(seed, store)
+        argv.append("--force")
     started = time.perf_counter()
     completed = subprocess.run(argv, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started
@@ -42,13 +47,14 @@ def main() -> None:
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="hookconf-bench-") as scratch:
-        stores = iter(Path(scratch) / f"store-{n}.sqlite" for n in range(2 * args.runs + 1))
-        warm_up = fleet_run(args.manifests, args.jobs, args.cache, next(stores))
+        seed = Path(scratch) / "seed.sqlite"
+        warm_up = fleet_run(args.manifests, args.jobs, args.cache, seed)
         print(f"first run (installs whatever the cache lacks), --jobs {args.jobs}: {warm_up:.1f} s")
+        store = Path(scratch) / "store.sqlite"
         serial, parallel = [], []
         for _ in range(args.runs):
-            serial.append(fleet_run(args.manifests, 1, args.cache, next(stores)))
-            parallel.append(fleet_run(args.manifests, args.jobs, args.cache, next(stores)))
+            serial.append(fleet_run(args.manifests, 1, args.cache, store, seed))
+            parallel.append(fleet_run(args.manifests, args.jobs, args.cache, store, seed))
     serial_median, parallel_median = statistics.median(serial), statistics.median(parallel)
     print(f"--jobs 1: {serial_median:.1f} s, --jobs {args.jobs}: {parallel_median:.1f} s, "
           f"ratio {serial_median / parallel_median:.2f} (medians of {args.runs} run(s), installs cached)")

@@ -112,6 +112,12 @@ class FleetStore:
         )
         return {(server, version) for server, version in rows}
 
+    def durations(self) -> dict[tuple[str, str], float]:
+        """How long the newest audit of each (server, version) took, to start the long ones first."""
+        rows = self._db.execute("SELECT server, version, duration_s FROM audits WHERE id IN "
+                                "(SELECT MAX(id) FROM audits GROUP BY server, version)")
+        return {(server, version): float(duration) for server, version, duration in rows}
+
     def latest(self) -> list[StoredAudit]:
         """The newest row of every (server, version), whatever hookconf version wrote it."""
         rows = self._db.execute(
