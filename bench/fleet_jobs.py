@@ -56,6 +56,8 @@ def main() -> None:
             serial.append(fleet_run(args.manifests, 1, args.cache, store, seed))
             parallel.append(fleet_run(args.manifests, args.jobs, args.cache, store, seed))
     serial_median, parallel_median = statistics.median(serial), statistics.median(parallel)
+    print(f"--jobs 1 runs: {', '.join(f'{t:.1f}' for t in serial)} s; "
+          f"--jobs {args.jobs} runs: {', '.join(f'{t:.1f}' for t in parallel)} s")
     print(f"--jobs 1: {serial_median:.1f} s, --jobs {args.jobs}: {parallel_median:.1f} s, "
           f"ratio {serial_median / parallel_median:.2f} (medians of {args.runs} run(s), installs cached)")
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hookconf.fleet.execute import FleetRun
 
 DEFAULT_STORE = Path("reports") / "hookconf.sqlite"
 DEFAULT_CACHE = Path(".hookconf-cache")
@@ -59,6 +63,7 @@ def _positive(text: str) -> int:
 
 
 def run_fleet_command(args: argparse.Namespace) -> int:
+    from hookconf.fleet.errors import ManifestError
     from hookconf.fleet.execute import ExecutorKind, default_jobs, make_executor, run_fleet
     from hookconf.fleet.manifest import load_targets
     from hookconf.fleet.progress import make_progress
@@ -66,8 +71,8 @@ def run_fleet_command(args: argparse.Namespace) -> int:
 
     targets = load_targets(args.manifests, servers=args.server, version=args.only_version)
     if not targets:
-        print("hookconf: no target matches --server/--version; nothing to audit", file=sys.stderr)
-        return EXIT_FAILURES
+        raise ManifestError(f"--version {args.only_version}: no such version of the chosen servers in the "
+                            "manifests; use a version as listed (or as 'latest:N' resolves it)")
     jobs = args.jobs or default_jobs()
     with FleetStore(args.store) as store, make_executor(ExecutorKind(args.executor), jobs, args.scheduler) as pool:
         run = run_fleet(targets, store, pool, args.cache, make_progress(sys.stderr), force=args.force)
@@ -75,10 +80,7 @@ def run_fleet_command(args: argparse.Namespace) -> int:
     return EXIT_FAILURES if run.failed or run.lost else EXIT_OK
 
 
-def _print_summary(run: object, store: Path) -> None:
-    from hookconf.fleet.execute import FleetRun
-
-    assert isinstance(run, FleetRun)
+def _print_summary(run: FleetRun, store: Path) -> None:
     audited = len(run.outcomes) - len(run.failed)
     parts = [f"{audited} audited", f"{len(run.failed)} failed", f"{run.skipped} skipped (already stored)"]
     if run.lost:

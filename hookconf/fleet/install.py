@@ -30,7 +30,6 @@ from hookconf.fleet.errors import InstallError
 from hookconf.fleet.manifest import Target
 from hookconf.wire.process import ENV_ALLOWLIST
 
-DEFAULT_CACHE_DIR = Path(".hookconf-cache")
 INSTALL_TIMEOUT_S = 900
 OUTPUT_TAIL_LINES = 12
 MARKER = ".hookconf-install.json"

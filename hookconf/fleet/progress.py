@@ -71,6 +71,7 @@ class LiveProgress(Progress):
 
     def start(self, total: int, skipped: int) -> None:
         super().start(total, skipped)
+        self._paint()
         self._thread.start()
 
     def finished(self, outcome: Outcome) -> None:

@@ -24,6 +24,7 @@ SCORES_NOTE = ("Cells: hook score (grade; '-' where no compliance grade was meas
 REGRESSIONS_NOTE = ("Consecutive audited versions of each server in version order. worse/better: checks whose "
                     "status changed (skips left out); deltas are new minus old; p95 is the slowest tool's.")
 ECOSYSTEM_NOTE = "Over the latest audited version of every server."
+TERMINAL_CHANGES = 3
 STATUS_COLOURS = {"pass": "#2e7d32", "warn": "#f9a825", "indeterminate": "#9e9e9e", "fail": "#c62828",
                   "skip": "#e0e0e0"}
 
@@ -70,10 +71,18 @@ def _cell(value: Any) -> str:
 
 
 def regressions_view(tables: FleetTables) -> pd.DataFrame:
-    """The terminal shows only the pairs where something changed; the files list every pair."""
+    """The terminal shows the pairs where something changed and the first few changes of each;
+    regressions.md and report.html list every pair and every change."""
     frame = tables.regressions
-    changed = (frame["worse"] != "") | (frame["better"] != "") | (frame["score_delta"].fillna(0) != 0)
-    return frame[changed]
+    changed = frame[(frame["worse"] != "") | (frame["better"] != "") | (frame["score_delta"].fillna(0) != 0)]
+    return changed.assign(worse=changed["worse"].map(_first_changes), better=changed["better"].map(_first_changes))
+
+
+def _first_changes(changes: str) -> str:
+    listed = [change for change in changes.split("; ") if change]
+    if len(listed) <= TERMINAL_CHANGES:
+        return changes
+    return "; ".join(listed[:TERMINAL_CHANGES]) + f"; +{len(listed) - TERMINAL_CHANGES} more in regressions.md"
 
 
 def write_files(tables: FleetTables, out_dir: Path, store_path: Path) -> list[Path]:

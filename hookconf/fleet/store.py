@@ -16,7 +16,6 @@ from typing import Any
 from hookconf.fleet.errors import StoreError
 from hookconf.fleet.worker import Outcome, OutcomeKind
 
-DEFAULT_STORE = Path("reports") / "hookconf.sqlite"
 SCHEMA_VERSION = 1
 # An outcome of these kinds says something about the server, so a rerun skips it; the others
 # (an install, setup or hookconf failure) never reached the server and are tried again.
