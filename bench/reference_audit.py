@@ -55,10 +55,20 @@ def servers(npm: Path, venv: Path, workdir: Path) -> dict[str, tuple[list[str], 
     }
 
 
+# As in targets/reference.toml: server-everything's defaults download from the internet (offline
+# here) and run for 10 s per call; any user auditing it would give these two tools arguments.
+PROBES: dict[str, list[dict[str, Any]]] = {
+    "server-everything": [
+        {"name": "gzip-file-as-resource", "args": {"name": "hello.txt.gz", "data": "data:text/plain;base64,aGVsbG8K"}},
+        {"name": "trigger-long-running-operation", "args": {"duration": 0.2, "steps": 1}},
+    ],
+}
+
+
 def hookconf_audit(name: str, argv: list[str], env: dict[str, str], workdir: Path) -> tuple[float, dict[str, Any]]:
     config = workdir / f"{name}.json"
     config.write_text(json.dumps({"server": {"name": name, "command": argv[0], "args": argv[1:], "env": env},
-                                  "timeoutMs": 10000}), encoding="utf-8")
+                                  "timeoutMs": 10000, "probes": PROBES.get(name, [])}), encoding="utf-8")
     started = time.perf_counter()
     completed = subprocess.run([sys.executable, "-m", "hookconf", "check", str(config), "--output", "json"],
                                capture_output=True, text=True, check=False)
@@ -69,12 +79,14 @@ def hookconf_audit(name: str, argv: list[str], env: dict[str, str], workdir: Pat
 
 
 def lighthouse_audit(venv: Path, argv: list[str], env: dict[str, str]) -> tuple[float, str]:
-    command = " ".join([*(f"{k}={v}" for k, v in env.items()), *argv]) if env else " ".join(argv)
+    command = " ".join(argv)  # lighthouse splits it into an argument vector: the env goes through env=
     started = time.perf_counter()
     completed = subprocess.run([str(venv / "bin/mcp-lighthouse"), "scan", "--stdio", command],
                                capture_output=True, text=True, check=False, env={"PATH": "/usr/bin:/bin", **env})
     elapsed = time.perf_counter() - started
-    score = next((line.strip() for line in completed.stdout.splitlines() if "Overall Score" in line), "no score")
+    score = next((line.strip() for line in completed.stdout.splitlines() if "Overall Score" in line), None)
+    if score is None:  # its time says nothing then: the bench must not compare against a failed scan
+        sys.exit(f"mcp-lighthouse failed on {command!r}:\n{completed.stderr.strip()[-500:]}")
     return elapsed, score
 
 

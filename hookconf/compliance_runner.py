@@ -36,9 +36,13 @@ class ComplianceRun:
 
 
 def planned_checks(options: ComplianceOptions) -> list[ComplianceCheck]:
-    """The selected checks in run order: those that judge the whole recording come last."""
+    """The selected checks in run order.
+
+    Checks that need a fresh server run after the others, so that the spare process started at the
+    beginning has booted by then; those that judge the whole recording come last.
+    """
     chosen = select(list(CHECKS.values()), list(options.only), list(options.skip))
-    return [c for c in chosen if not c.after_all] + [c for c in chosen if c.after_all]
+    return sorted(chosen, key=lambda check: (check.after_all, check.fresh_session))
 
 
 def gate(check: ComplianceCheck, ctx: ComplianceContext) -> str | None:
@@ -58,16 +62,26 @@ def run_compliance(config: AuditConfig, session: McpSession, options: Compliance
     ctx = ComplianceContext(config, session, identity.protocol_version,
                             auth_configured=any(k.lower() == "authorization" for k in config.server.headers))
     run = ComplianceRun(entries=[], compliance=_empty_grade(ctx.revision), sessions=[session])
-    for check in planned_checks(options):
-        started = time.monotonic()
-        reason = gate(check, ctx)
-        outcome = skipped(reason) if reason else _run_guarded(check, ctx)
-        if reason is None and not ctx.session.server_alive():
-            outcome = failed(f"server died under this check: {_death_note(ctx.session)}")
-            _restart(ctx, run)
-        run.entries.append(_entry(check, outcome, (time.monotonic() - started) * 1000))
+    planned = planned_checks(options)
+    if any(check.fresh_session and gate(check, ctx) is None for check in planned):
+        ctx.start_spare()
+    try:
+        by_id = {check.id: _run_one(check, ctx, run) for check in planned}
+    finally:
+        ctx.close_spare()
+    run.entries = [by_id[check.id] for check in CHECKS.values() if check.id in by_id]  # catalog order
     run.compliance = grade(run.entries, ctx.revision, options.lighthouse_profile)
     return run
+
+
+def _run_one(check: ComplianceCheck, ctx: ComplianceContext, run: ComplianceRun) -> ResultEntry:
+    started = time.monotonic()
+    reason = gate(check, ctx)
+    outcome = skipped(reason) if reason else _run_guarded(check, ctx)
+    if reason is None and not ctx.session.server_alive():
+        outcome = failed(f"server died under this check: {_death_note(ctx.session)}")
+        _restart(ctx, run)
+    return _entry(check, outcome, (time.monotonic() - started) * 1000)
 
 
 def _run_guarded(check: ComplianceCheck, ctx: ComplianceContext) -> Outcome:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -102,8 +103,12 @@ class McpSession:
             "capabilities": {},
             "clientInfo": {"name": "hookconf", "version": __version__},
         }
+        # Importing a revision's models takes a few hundred ms: do it while the server boots.
+        preload = threading.Thread(target=models_for, args=(offer,), name="hookconf-models", daemon=True)
+        preload.start()
         response = self._request_or_fail("initialize", params)
         startup_ms = (time.monotonic() - started) * 1000
+        preload.join()
         if "error" in response:
             raise ServerStartError(f"server refused initialize: {_error_text(response['error'])}")
         result = response.get("result") or {}

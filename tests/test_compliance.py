@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from hookconf import COMPLIANCE_SUITE
+from hookconf.checks.compliance import CHECKS
 from hookconf.compliance_runner import ComplianceOptions
 from hookconf.config import parse_config
 from hookconf.report.model import Report
@@ -238,3 +239,14 @@ def test_every_lighthouse_check_is_mapped() -> None:
     lighthouse_ids = [i for _, _, ids in LIGHTHOUSE_CATEGORIES for i in ids]
     assert len(lighthouse_ids) == 21
     assert [i for i in lighthouse_ids if i not in mapping] == []
+
+
+def test_the_fresh_server_boots_while_other_checks_run() -> None:
+    # Without a spare started ahead the check would wait the whole delay: its process starts in it.
+    delay_s = 2.0
+    report = compliance_audit(stdio_server(SCRIPT, "--startup-delay", str(delay_s)))
+    entry = next(r for r in report.results if r.id == "lifecycle-version-negotiate")
+    assert entry.status == "pass", entry.details
+    assert entry.duration_ms < delay_s * 1000
+    reported = [r.id for r in report.results if r.id]
+    assert reported == [check_id for check_id in CHECKS if check_id in reported]  # catalog order, not run order

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import time
 from abc import ABC, abstractmethod
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -14,9 +15,10 @@ from hookconf.errors import RequestTimeoutError, TransportClosedError
 from hookconf.wire.recording import Recording
 
 JsonObject = dict[str, Any]
-# After the ping that follows a raw line is answered, how long an answer to the raw line may
-# still take: servers that handle requests concurrently can write the two answers out of order.
-RAW_ANSWER_GRACE_S = 0.1
+# After the ping's answer, a server that handles messages concurrently may still be finishing the
+# raw line's answer: wait a few of its own round trips for it, bounded on both sides.
+RAW_ANSWER_GRACE_ROUND_TRIPS = 3
+RAW_ANSWER_GRACE_S = (0.005, 0.1)
 
 
 class Transport(ABC):
@@ -67,8 +69,11 @@ class Transport(ABC):
         try:
             self.record_sent(raw)
             self.send_raw(raw)
+            sent_at = time.monotonic()
             self.request("ping", None, timeout_s)
-            return answer.result(timeout=RAW_ANSWER_GRACE_S)
+            round_trip = time.monotonic() - sent_at
+            low, high = RAW_ANSWER_GRACE_S
+            return answer.result(timeout=min(high, max(low, RAW_ANSWER_GRACE_ROUND_TRIPS * round_trip)))
         except FutureTimeout:
             return None
         finally:

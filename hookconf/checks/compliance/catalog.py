@@ -73,6 +73,7 @@ class ComplianceCheck:
     lighthouse: tuple[str, ...] = ()  # mcp-lighthouse checks this one covers
     graded: bool = True
     after_all: bool = False  # judges the whole recording, so it runs after every other check
+    fresh_session: bool = False  # opens a session of its own (on stdio: a new server process)
 
     def spec_url(self, revision: str) -> str:
         return f"{SPEC_BASE}/{revision}/{self.spec}"
@@ -96,6 +97,7 @@ def compliance_check(
     lighthouse: tuple[str, ...] = (),
     graded: bool = True,
     after_all: bool = False,
+    fresh_session: bool = False,
 ) -> Callable[[CheckRunner], CheckRunner]:
     """Register one compliance check; an id registered twice is an error at import time."""
 
@@ -103,7 +105,7 @@ def compliance_check(
         if id in CHECKS:
             raise RuntimeError(f"compliance check {id} is registered twice")
         CHECKS[id] = ComplianceCheck(id, category, title, required, spec, why, fix, run, capability, transport,
-                                     revisions, lighthouse, graded, after_all)
+                                     revisions, lighthouse, graded, after_all, fresh_session)
         return run
 
     return register

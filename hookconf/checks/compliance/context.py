@@ -36,6 +36,7 @@ class ComplianceContext:
     _lists: dict[str, Listing] = field(default_factory=dict)
     memo: dict[str, Any] = field(default_factory=dict)  # probes that several checks read
     other_recordings: list[Recording] = field(default_factory=list)  # of fresh sessions and restarts
+    _spare: McpSession | None = None  # a fresh stdio server started ahead, booting while other checks run
 
     # --- what the server declared ----------------------------------------------------------------
     @property
@@ -140,15 +141,29 @@ class ComplianceContext:
         assert isinstance(transport, HttpTransport), "HTTP checks run only against HTTP servers"
         return transport
 
+    def start_spare(self) -> None:
+        """Start the process of the next fresh stdio session now, so its start-up overlaps other checks."""
+        if self.transport_kind == "stdio" and self._spare is None:
+            self._spare = self._open_fresh()
+
+    def close_spare(self) -> None:
+        if self._spare is not None:
+            self._spare.close()
+            self._spare = None
+
     @contextlib.contextmanager
     def fresh_session(self) -> Iterator[McpSession]:
         """A new process (stdio) or a new HTTP session, not yet initialized; closed afterwards."""
-        session = open_session(self.config.server, self.session.timeout_s, start_process=False)
-        self.other_recordings.append(session.transport.recording)
+        session, self._spare = self._spare or self._open_fresh(), None
         try:
             yield session
         finally:
             session.close()
+
+    def _open_fresh(self) -> McpSession:
+        session = open_session(self.config.server, self.session.timeout_s, start_process=False)
+        self.other_recordings.append(session.transport.recording)
+        return session
 
     def received_messages(self) -> list[Any]:
         messages: list[Any] = []

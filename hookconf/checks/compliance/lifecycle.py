@@ -166,7 +166,7 @@ def check_string_id(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "lifecycle-version-negotiate", Category.LIFECYCLE, "Answers an unknown protocol version with one it supports",
-                  spec=f"{LIFECYCLE}#version-negotiation",
+                  spec=f"{LIFECYCLE}#version-negotiation", fresh_session=True,
                   why="A server must answer an unsupported requested version with a version it supports, "
                   "so that old and new clients can still connect.",
                   fix="When the offered protocolVersion is unknown, answer with your latest supported revision.")
@@ -184,7 +184,7 @@ def check_version_negotiate(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("lifecycle-reinit-reject", Category.LIFECYCLE, "Rejects a second initialize",
-                  spec=f"{LIFECYCLE}#initialization",
+                  spec=f"{LIFECYCLE}#initialization", fresh_session=True,
                   why="Initialization happens once per session; a second one would silently reset its state.",
                   fix="Answer an initialize on an initialized session with an error (e.g. -32600).")
 def check_reinit_reject(ctx: ComplianceContext) -> Outcome:

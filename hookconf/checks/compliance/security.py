@@ -49,7 +49,10 @@ STACK_TRACE = [
     )
 ]
 IPV4 = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
-OVERSIZED_BYTES = 600 * 1024  # beyond the 512 KiB many line readers stop at
+# Twice asyncio's default 64 KiB line limit, which is where many Python servers choke; larger
+# probes only measure how slowly a server logs the argument back.
+OVERSIZED_BYTES = 128 * 1024
+CANARY_POLL_S = 0.02  # how soon the canary notices shutdown (the standard library's default is 0.5 s)
 MAX_TOOLS_PROBED = 4
 MAX_PARAMS_PER_TOOL = 2
 
@@ -301,7 +304,8 @@ def canary_server() -> Iterator[tuple[str, threading.Event]]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Canary)
-    thread = threading.Thread(target=server.serve_forever, name="hookconf-canary", daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(CANARY_POLL_S,), name="hookconf-canary",
+                              daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}", hit

@@ -203,6 +203,7 @@ def check_get_stream(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("transport-delete", Category.TRANSPORT, "DELETE ends a session, or is 405", transport="http",
+                  fresh_session=True,
                   spec=f"{HTTP}#session-management",
                   why="Clients end sessions with DELETE; a server that does not allow it says 405.",
                   fix="Answer DELETE with the session id with 200/204 (and forget the session), or 405.")
