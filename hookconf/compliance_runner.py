@@ -30,9 +30,16 @@ class ComplianceOptions:
 
 @dataclass
 class ComplianceRun:
-    entries: list[ResultEntry]
+    ctx: ComplianceContext
+    planned: list[ComplianceCheck]
+    options: ComplianceOptions
     compliance: Compliance
+    entries: list[ResultEntry] = field(default_factory=list)
     sessions: list[McpSession] = field(default_factory=list)  # every session opened; the caller closes them
+
+    def finish(self) -> None:
+        """Stop the spare server if no check used it."""
+        self.ctx.close_spare()
 
 
 def planned_checks(options: ComplianceOptions) -> list[ComplianceCheck]:
@@ -56,21 +63,27 @@ def gate(check: ComplianceCheck, ctx: ComplianceContext) -> str | None:
     return None
 
 
-def run_compliance(config: AuditConfig, session: McpSession, options: ComplianceOptions) -> ComplianceRun:
+def prepare_compliance(config: AuditConfig, session: McpSession, options: ComplianceOptions) -> ComplianceRun:
+    """Plan the checks and start the spare server for the fresh-session ones, so that it boots while the
+    hook suites run. The caller runs it with run_compliance and, either way, closes it with finish."""
     identity = session.identity
     assert identity is not None, "the session is initialized before compliance checks run"
     ctx = ComplianceContext(config, session, identity.protocol_version,
                             auth_configured=any(k.lower() == "authorization" for k in config.server.headers))
-    run = ComplianceRun(entries=[], compliance=_empty_grade(ctx.revision), sessions=[session])
-    planned = planned_checks(options)
-    if any(check.fresh_session and gate(check, ctx) is None for check in planned):
+    run = ComplianceRun(ctx=ctx, planned=planned_checks(options), options=options,
+                        compliance=_empty_grade(ctx.revision), sessions=[session])
+    if any(check.fresh_session and gate(check, ctx) is None for check in run.planned):
         ctx.start_spare()
+    return run
+
+
+def run_compliance(run: ComplianceRun) -> ComplianceRun:
     try:
-        by_id = {check.id: _run_one(check, ctx, run) for check in planned}
+        by_id = {check.id: _run_one(check, run.ctx, run) for check in run.planned}
     finally:
-        ctx.close_spare()
+        run.finish()
     run.entries = [by_id[check.id] for check in CHECKS.values() if check.id in by_id]  # catalog order
-    run.compliance = grade(run.entries, ctx.revision, options.lighthouse_profile)
+    run.compliance = grade(run.entries, run.ctx.revision, run.options.lighthouse_profile)
     return run
 
 

@@ -12,7 +12,7 @@ from hookconf.checks import SUITES
 from hookconf.checks.arguments import generated_arguments
 from hookconf.checks.context import ToolContext, is_destructive
 from hookconf.checks.registry import FINDINGS, SCHEMA_VIOLATION, Suite, SuiteResult
-from hookconf.compliance_runner import ComplianceOptions, run_compliance
+from hookconf.compliance_runner import ComplianceOptions, ComplianceRun, prepare_compliance, run_compliance
 from hookconf.config import AuditConfig
 from hookconf.report.model import (
     Report,
@@ -83,20 +83,22 @@ def selected_tools(tools: list[JsonObject], config: AuditConfig, only: str | Non
 def run_audit(config: AuditConfig, options: RunOptions) -> Report:
     started = time.monotonic()
     session = open_session(config.server, config.timeout_ms / 1000)
-    sessions = [session]
-    compliance = None
+    compliance: ComplianceRun | None = None
     try:
         identity = session.initialize()
+        if COMPLIANCE_SUITE in options.suites and COMPLIANCE_SUITE in config.suites:
+            compliance = prepare_compliance(config, session, options.compliance)
         tools = selected_tools(session.list_tools(), config, options.tool)
         for listener in options.listeners:
             listener.started(config.server.name, len(tools))
         entries, tool_entries = _audit_tools(session, tools, config, options)
-        if COMPLIANCE_SUITE in options.suites and COMPLIANCE_SUITE in config.suites:
-            compliance = run_compliance(config, session, options.compliance)
-            sessions = compliance.sessions
+        if compliance is not None:
+            run_compliance(compliance)
             entries.extend(compliance.entries)
     finally:
-        for opened in sessions:
+        if compliance is not None:
+            compliance.finish()
+        for opened in compliance.sessions if compliance is not None else [session]:
             opened.close()
     tool_entries = [t.model_copy(update={"calls": session.calls_by_tool[t.name]}) for t in tool_entries]
     entries.extend(_violation_entries(session))
