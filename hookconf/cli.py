@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hookconf import ALL_SUITES, DEFAULT_CONFIG_NAME, HANDSHAKE_REVISIONS, __version__
+from hookconf import ALL_SUITES, COMPLIANCE_SUITE, DEFAULT_CONFIG_NAME, HANDSHAKE_REVISIONS, __version__
 from hookconf.errors import ConfigError, HookconfError
 from hookconf.report.formats import OutputFormat
 
@@ -56,7 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
         commands.add_parser(name, help="print hookconf's version and the MCP revisions it speaks").set_defaults(
             command=run_version_info)
     from hookconf.fleet.cli import add_fleet_commands
+    from hookconf.report.commands import add_report_commands
     add_fleet_commands(commands)
+    add_report_commands(commands)
     return parser
 
 
@@ -69,6 +71,10 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                        help=f"run only this suite (repeatable): {', '.join(ALL_SUITES)}")
     check.add_argument("--tool", help="audit only the tool with this name")
     check.add_argument("--tries", type=int, help="identical calls per tool (2..50); overrides the config")
+    check.add_argument("--badge", type=Path, metavar="PATH", help="also write an SVG badge with grade and score")
+    check.add_argument("--baseline", type=Path, metavar="FILE",
+                       help="expected failures (JSON; 'hookconf baseline write' makes one): they do not fail the "
+                            "run, and an entry that now passes does")
     compliance = check.add_argument_group("protocol compliance")
     compliance.add_argument("--only", type=_comma_list, default=[], metavar="LIST",
                             help="run only these compliance categories or check ids (comma-separated)")
@@ -100,10 +106,12 @@ def run_check(args: argparse.Namespace) -> int:
     from hookconf.checks.compliance.catalog import unknown_selectors
     from hookconf.compliance_runner import ComplianceOptions
     from hookconf.config import load_config
-    from hookconf.report.formats import render
+    from hookconf.report.baseline import apply_baseline, load_baseline
+    from hookconf.report.formats import render, wants_colour
     from hookconf.runner import RunOptions, run_audit
 
     config = _with_overrides(load_config(args.config), args)
+    baseline = load_baseline(args.baseline) if args.baseline is not None else None
     unknown = unknown_selectors([*args.only, *args.skip])
     if unknown:
         raise ConfigError(f"--only/--skip: unknown category or check id {', '.join(unknown)}; see 'hookconf list'")
@@ -112,15 +120,23 @@ def run_check(args: argparse.Namespace) -> int:
     report = run_audit(config, RunOptions(suites=suites, tool=args.tool, compliance=compliance))
     if args.tool is not None and not report.tools:
         raise ConfigError(f"--tool {args.tool}: the server has no such tool (or toolFilter excludes it)")
-    sys.stdout.write(render(report, args.output))
+    if baseline is not None:
+        report = apply_baseline(report, baseline, str(args.baseline))
+    sys.stdout.write(render(report, args.output, colour=wants_colour(sys.stdout)))
+    if args.badge is not None:
+        from hookconf.report.badge import write_badge
+        write_badge(report, args.badge)
     return _exit_code(report, args)
 
 
 def _exit_code(report: Report, args: argparse.Namespace) -> int:
-    if report.has_failures:
+    from hookconf.report.baseline import has_stale_entries, unexpected_failures
+
+    failures = unexpected_failures(report)  # without a --baseline: every FAIL
+    if has_stale_entries(report) or any(r.suite != COMPLIANCE_SUITE for r in failures):
         return EXIT_FAILURES
     compliance = report.compliance
-    if compliance is not None and args.strict and compliance.required_failed:
+    if compliance is not None and args.strict and any(r.required and r.graded for r in failures):
         return EXIT_FAILURES
     if compliance is not None and args.min_grade and GRADES.index(compliance.grade) > GRADES.index(args.min_grade):
         return EXIT_FAILURES

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from hookconf.report.model import Report
@@ -14,15 +15,31 @@ class OutputFormat(StrEnum):
     HUMAN = "human"
     JSON = "json"
     JUNIT = "junit"
+    SARIF = "sarif"
+    GITHUB = "github"
+    MARKDOWN = "markdown"
+    HTML = "html"
 
 
-def render(report: Report, output: OutputFormat) -> str:
+def render(report: Report, output: OutputFormat, *, colour: bool = False) -> str:
     # Renderers are imported on use, so that naming a format (as the CLI parser does) costs nothing.
-    from hookconf.report import human, junit
+    from hookconf.report import github, html, human, junit, markdown, sarif
 
     renderers: dict[OutputFormat, Callable[[Report], str]] = {
-        OutputFormat.HUMAN: human.render,
+        OutputFormat.HUMAN: lambda r: human.render(r, colour=colour),
         OutputFormat.JSON: lambda r: r.to_json(),
         OutputFormat.JUNIT: junit.render,
+        OutputFormat.SARIF: sarif.render,
+        OutputFormat.GITHUB: github.render,
+        OutputFormat.MARKDOWN: markdown.render,
+        OutputFormat.HTML: html.render,
     }
     return renderers[output](report)
+
+
+def wants_colour(stream: TextIO) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set to anything but '' (no-color.org)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())

@@ -1,15 +1,37 @@
-"""The terminal report: a table per tool, then the resource figures and a closing count line."""
+"""The terminal report: a table per tool, a score bar per compliance category, the resource figures
+and a closing count line. Colour (ANSI) only when the caller asks for it, i.e. on a terminal."""
 
 from __future__ import annotations
 
-from hookconf.report.model import Report, ResultEntry
+from dataclasses import dataclass
 
-STATUS_LABELS = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "indeterminate": "INDET", "skip": "SKIP"}
+from hookconf.report.model import BaselineItem, BaselineOutcome, Report, ResultEntry
+from hookconf.report.text import STATUS_LABELS, clip, score_text
+
+STATUS_COLOURS = {"pass": "32", "warn": "33", "fail": "31", "indeterminate": "35", "skip": "2"}
 MAX_DETAIL = 90
 BAR_WIDTH = 20
 
 
-def render(report: Report) -> str:
+@dataclass(frozen=True)
+class Paint:
+    enabled: bool
+
+    def __call__(self, text: str, sgr: str) -> str:
+        return f"\x1b[{sgr}m{text}\x1b[0m" if self.enabled else text
+
+    def status(self, status: str, width: int = 6) -> str:
+        return self(f"{STATUS_LABELS[status]:<{width}}", STATUS_COLOURS[status])
+
+    def score(self, text: str, score: float | None) -> str:
+        """Lighthouse's bands: 90 and up green, 50 and up amber, below red."""
+        if score is None:
+            return self(text, "2")
+        return self(text, "32" if score >= 90 else "33" if score >= 50 else "31")
+
+
+def render(report: Report, *, colour: bool = False) -> str:
+    paint = Paint(colour)
     server = report.server
     name = server.server_info.get("name", server.name)
     version = server.server_info.get("version", "")
@@ -22,19 +44,23 @@ def render(report: Report) -> str:
     for tool_name, group in report.results_by_tool().items():
         hook_results = [entry for entry in group if entry.suite != "compliance"]
         if hook_results:
-            lines.extend(_tool_table(tool_name, hook_results, scores.get(tool_name)))
+            lines.extend(_tool_table(tool_name, hook_results, scores.get(tool_name), paint))
     if report.compliance is not None:
-        lines.extend(_compliance_section(report))
+        lines.extend(_compliance_section(report, paint))
+    if report.baseline is not None:
+        lines.extend(_baseline_section(report.baseline, paint))
     lines.append(f"Hook score: {_score(report.score)}")
     if report.resources is not None:
         lines.append(_resource_line(report))
     summary = report.summary
-    lines.append(f"{summary.passed} passed, {summary.failed} failed, {summary.skipped} skipped, "
+    baselined = sum(entry.baseline_reason is not None for entry in report.results)
+    failed = f"{summary.failed} failed" + (f" ({baselined} baselined)" if baselined else "")
+    lines.append(f"{summary.passed} passed, {failed}, {summary.skipped} skipped, "
                  f"{summary.warned} warned, {summary.indeterminate} indeterminate")
     return "\n".join(lines) + "\n"
 
 
-def _tool_table(tool_name: str, results: list[ResultEntry], tool: object) -> list[str]:
+def _tool_table(tool_name: str, results: list[ResultEntry], tool: object, paint: Paint) -> list[str]:
     score = getattr(tool, "score", None)
     header = f"{tool_name}  (score {_score(score)})"
     note = getattr(tool, "note", None)
@@ -43,47 +69,65 @@ def _tool_table(tool_name: str, results: list[ResultEntry], tool: object) -> lis
         rows.append(f"  note: {note}")
     for entry in results:
         code = entry.code or ""
-        rows.append(f"  {STATUS_LABELS[entry.status]:<6}{entry.suite:<14}{code:<11}{_clip(entry.details)}")
+        rows.append(f"  {paint.status(entry.status)}{entry.suite:<14}{code:<11}{_clip(_detail(entry))}")
     rows.append("")
     return rows
 
 
-def _bar(score: float | None) -> str:
+def _detail(entry: ResultEntry) -> str:
+    return entry.details if entry.baseline_reason is None else f"[baselined] {entry.details}"
+
+
+def _bar(score: float | None, paint: Paint) -> str:
+    """A lighthouse-style bar and the score beside it, e.g. `████████░░   80`."""
     if score is None:
-        return "-" * BAR_WIDTH
+        return paint("-" * BAR_WIDTH, "2") + "  n/a"
     filled = round(score / 100 * BAR_WIDTH)
-    return "█" * filled + "░" * (BAR_WIDTH - filled)
+    return paint.score("█" * filled + "░" * (BAR_WIDTH - filled) + f" {score:>4.0f}", score)
 
 
-def _compliance_section(report: Report) -> list[str]:
+def _compliance_section(report: Report, paint: Paint) -> list[str]:
     compliance = report.compliance
     assert compliance is not None
-    lines = [f"Protocol compliance ({compliance.spec_version}): grade {compliance.grade}, {compliance.score:g}/100"]
+    grade = paint.score(f"grade {compliance.grade}, {compliance.score:g}/100", compliance.score)
+    lines = [f"Protocol compliance ({compliance.spec_version}): {grade}"]
     for category in compliance.categories:
-        score = "n/a" if category.score is None else f"{category.score:.0f}"
-        lines.append(f"  {category.name:<11} {_bar(category.score)} {score:>4}  ({category.passed} passed, "
+        lines.append(f"  {category.name:<11} {_bar(category.score, paint)}  ({category.passed} passed, "
                      f"{category.failed} failed, {category.warned} warned, {category.skipped} skipped)")
     if compliance.lighthouse is not None:
         lines.append(f"  mcp-lighthouse profile: {_score(compliance.lighthouse_score)}")
         for row in compliance.lighthouse:
-            score = "n/a" if row.score is None else f"{row.score:.0f}"
-            lines.append(f"    {row.name:<12}{_bar(row.score)} {score:>4}  (weight {row.weight} %)")
+            lines.append(f"    {row.name:<12}{_bar(row.score, paint)}  (weight {row.weight} %)")
     noteworthy = [r for r in report.results
                   if r.suite == "compliance" and r.status in ("fail", "warn", "indeterminate")]
     for entry in noteworthy:
         flag = " [required]" if entry.required else ""
-        lines.append(f"  {STATUS_LABELS[entry.status]:<6}{entry.id}{flag}: {_clip(entry.details)}")
+        lines.append(f"  {paint.status(entry.status)}{entry.id}{flag}: {_clip(_detail(entry))}")
     lines.append("")
     return lines
 
 
+def _baseline_section(outcome: BaselineOutcome, paint: Paint) -> list[str]:
+    lines = [f"Baseline {outcome.file}: {len(outcome.baselined)} expected failures, {len(outcome.stale)} stale, "
+             f"{len(outcome.not_run)} not run"]
+    lines.extend(_baseline_line(paint("STALE ", STATUS_COLOURS["fail"]), item,
+                                f"now {item.status}; remove the entry") for item in outcome.stale)
+    lines.extend(_baseline_line(paint("EXPECT", "2"), item, item.reason) for item in outcome.baselined)
+    lines.extend(_baseline_line(paint("NOTRUN", "2"), item, "did not run this time") for item in outcome.not_run)
+    lines.append("")
+    return lines
+
+
+def _baseline_line(label: str, item: BaselineItem, text: str) -> str:
+    return f"  {label}{item.id}: {_clip(text)}"
+
+
 def _score(score: float | None) -> str:
-    return "n/a" if score is None else f"{score:g}/100"
+    return score_text(score)
 
 
 def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= MAX_DETAIL else text[: MAX_DETAIL - 3] + "..."
+    return clip(text, MAX_DETAIL)
 
 
 def _resource_line(report: Report) -> str:

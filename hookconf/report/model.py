@@ -6,7 +6,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hookconf.verdicts import Status
 
-SCHEMA_VERSION = "1.0"
+# major: a field removed, renamed or retyped; minor: a new optional field (1.1: baseline, baselineReason)
+SCHEMA_VERSION = "1.1"
 
 
 class _Model(BaseModel):
@@ -39,6 +40,8 @@ class ResultEntry(_Model):
     category: str | None = None
     required: bool | None = None
     graded: bool | None = None
+    # set on a failure that the --baseline file expects: the reason the file gives
+    baseline_reason: str | None = Field(default=None, alias="baselineReason")
 
 
 class CategoryScore(_Model):
@@ -98,6 +101,19 @@ class Summary(_Model):
     skipped: int
 
 
+class BaselineItem(_Model):
+    id: str = Field(description="a compliance check id, or tool:code for a hook finding")
+    reason: str
+    status: Status | None = Field(default=None, description="the matched result's status now; null if none ran")
+
+
+class BaselineOutcome(_Model):
+    file: str
+    baselined: list[BaselineItem] = Field(description="expected failures that failed: they do not fail the run")
+    stale: list[BaselineItem] = Field(description="entries whose check ran and did not fail: they fail the run")
+    not_run: list[BaselineItem] = Field(alias="notRun", description="entries whose check did not run or was skipped")
+
+
 class Report(_Model):
     schema_version: str = Field(default=SCHEMA_VERSION, alias="schemaVersion")
     tool: ToolInfo
@@ -115,6 +131,7 @@ class Report(_Model):
     spec_version: str | None = Field(default=None, alias="specVersion")
     compliance: Compliance | None = None
     warnings: list[str] = Field(default_factory=list)
+    baseline: BaselineOutcome | None = None
 
     def results_by_tool(self) -> dict[str, list[ResultEntry]]:
         """Results grouped per tool, tools in the order they were audited."""

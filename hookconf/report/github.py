@@ -1,0 +1,47 @@
+"""GitHub Actions workflow commands: `::error` per failure and per stale baseline entry, `::warning` per
+warning, `::notice` per baselined failure, and a closing `::notice` with the summary (which counts the
+undecided verdicts: one annotation each would drown the rest)."""
+
+from __future__ import annotations
+
+from hookconf.report.model import Report, ResultEntry
+from hookconf.report.text import counts_line, headline
+from hookconf.verdicts import Status
+
+COMMANDS = {Status.FAIL: "error", Status.WARN: "warning"}
+
+
+def escape_data(text: str) -> str:
+    """Workflow-command message escaping: %, CR and LF."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """Property values escape ':' and ',' as well, which would otherwise end the value."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(name: str, message: str, **properties: str) -> str:
+    props = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
+    return f"::{name}{' ' + props if props else ''}::{escape_data(message)}"
+
+
+def render(report: Report) -> str:
+    lines = [_line(report, entry) for entry in report.results if entry.status in COMMANDS]
+    if report.baseline is not None:
+        lines.extend(command("error", f"stale baseline entry {item.id}: the check now {item.status}; remove it "
+                                      f"from {report.baseline.file}", title="hookconf: stale baseline entry")
+                     for item in report.baseline.stale)
+    summary = f"{headline(report)}; {counts_line(report)}"
+    lines.append(command("notice", summary, title=f"hookconf: {report.server.name}"))
+    return "\n".join(lines) + "\n"
+
+
+def _line(report: Report, entry: ResultEntry) -> str:
+    label = entry.id or entry.code or entry.suite
+    scope = "" if entry.tool == "(server)" else f" {entry.tool}"
+    title = f"hookconf {label}{scope}"
+    if entry.baseline_reason is not None:
+        return command("notice", f"expected failure (baselined: {entry.baseline_reason}): {entry.details}",
+                       title=title)
+    return command(COMMANDS[entry.status], f"{entry.title or entry.suite}: {entry.details}", title=title)

@@ -1,0 +1,113 @@
+"""Markdown for pull-request comments: headline, counts, a table per compliance category and one per
+tool, then the failures in full and the warnings folded away. Everything the server sent is escaped."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from hookconf import HOOK_SUITES
+from hookconf.report.model import Report, ResultEntry
+from hookconf.report.text import STATUS_LABELS, headline, score_text
+from hookconf.verdicts import Status
+
+MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]#|~])")
+CELL_ICONS = {"pass": "✅", "warn": "⚠️", "fail": "❌", "indeterminate": "❔", "skip": "⏭️"}
+
+
+def escape(text: str) -> str:
+    """Plain text that renders as itself: HTML and Markdown syntax neutralised, one line."""
+    one_line = " ".join(str(text).split())
+    return MARKDOWN_SPECIALS.sub(r"\\\1", html.escape(one_line, quote=False))
+
+
+def render(report: Report) -> str:
+    sections = [
+        _header(report),
+        _counts_table(report),
+        _category_table(report),
+        _tool_table(report),
+        _listing("Failures", [e for e in report.results if e.status is Status.FAIL], folded=False),
+        _listing("Warnings and undecided verdicts",
+                 [e for e in report.results if e.status in (Status.WARN, Status.INDETERMINATE)], folded=True),
+        _baseline(report),
+    ]
+    return "\n\n".join(section for section in sections if section) + "\n"
+
+
+def _header(report: Report) -> str:
+    server = report.server
+    identity = f"{server.server_info.get('name', server.name)} {server.server_info.get('version', '')}".strip()
+    return (f"## hookconf: {escape(server.name)}\n\n"
+            f"**{escape(headline(report))}**  \n"
+            f"server {escape(identity)} · protocol {escape(server.protocol_version)} · {escape(server.transport)} · "
+            f"hookconf {escape(report.tool.version)}")
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines.extend("| " + " | ".join(row) + " |" for row in rows)
+    return "\n".join(lines)
+
+
+def _counts_table(report: Report) -> str:
+    s = report.summary
+    return _table(["passed", "failed", "warned", "indeterminate", "skipped"],
+                  [[str(s.passed), str(s.failed), str(s.warned), str(s.indeterminate), str(s.skipped)]])
+
+
+def _category_table(report: Report) -> str:
+    if report.compliance is None or not report.compliance.categories:
+        return ""
+    rows = [[escape(c.name), score_text(c.score), str(c.passed), str(c.failed), str(c.warned), str(c.skipped)]
+            for c in report.compliance.categories]
+    return "### Protocol compliance by category\n\n" + _table(
+        ["category", "score", "passed", "failed", "warned", "skipped"], rows)
+
+
+def _tool_table(report: Report) -> str:
+    if not report.tools:
+        return ""
+    by_tool = report.results_by_tool()
+    rows = []
+    for tool in report.tools:
+        verdicts = {e.suite: e for e in by_tool.get(tool.name, [])}
+        rows.append([escape(tool.name), score_text(tool.score),
+                     *(_cell(verdicts.get(suite)) for suite in HOOK_SUITES)])
+    return "### Hook readiness by tool\n\n" + _table(["tool", "score", *HOOK_SUITES], rows)
+
+
+def _cell(entry: ResultEntry | None) -> str:
+    if entry is None:
+        return ""
+    code = f" {escape(entry.code)}" if entry.code else ""
+    return f"{CELL_ICONS[entry.status]} {STATUS_LABELS[entry.status]}{code}"
+
+
+def _listing(title: str, entries: list[ResultEntry], *, folded: bool) -> str:
+    if not entries:
+        return ""
+    items = "\n".join(_item(entry) for entry in entries)
+    if folded:
+        return f"<details><summary>{title} ({len(entries)})</summary>\n\n{items}\n\n</details>"
+    return f"### {title} ({len(entries)})\n\n{items}"
+
+
+def _item(entry: ResultEntry) -> str:
+    label = escape(entry.id or entry.code or entry.suite)
+    scope = "" if entry.tool == "(server)" else f" · tool {escape(entry.tool)}"
+    required = " (required)" if entry.required else ""
+    baselined = f" — baselined: {escape(entry.baseline_reason)}" if entry.baseline_reason else ""
+    return (f"- **{STATUS_LABELS[entry.status]}** {label}{required}{scope}: "
+            f"{escape(entry.title or '')} — {escape(entry.details)}{baselined}")
+
+
+def _baseline(report: Report) -> str:
+    outcome = report.baseline
+    if outcome is None:
+        return ""
+    lines = [f"### Baseline {escape(outcome.file)}",
+             "",
+             f"{len(outcome.baselined)} expected failures, {len(outcome.stale)} stale, {len(outcome.not_run)} not run"]
+    lines.extend(f"- **STALE** {escape(item.id)}: now {item.status}; remove the entry" for item in outcome.stale)
+    return "\n".join(lines)

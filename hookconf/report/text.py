@@ -1,0 +1,31 @@
+"""Small wording helpers shared by the text formats."""
+
+from __future__ import annotations
+
+from hookconf.report.model import Report
+
+STATUS_LABELS = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "indeterminate": "INDET", "skip": "SKIP"}
+
+
+def score_text(score: float | None) -> str:
+    return "n/a" if score is None else f"{score:g}/100"
+
+
+def clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def counts_line(report: Report) -> str:
+    s = report.summary
+    return (f"{s.passed} passed, {s.failed} failed, {s.warned} warned, {s.indeterminate} indeterminate, "
+            f"{s.skipped} skipped")
+
+
+def headline(report: Report) -> str:
+    """One line a reader can act on: hook score, and the compliance grade where it ran."""
+    parts = [f"hook score {score_text(report.score)}"]
+    if report.grade is not None:
+        parts.append(f"compliance grade {report.grade} ({score_text(report.compliance_score)}, "
+                     f"{report.spec_version})")
+    return "; ".join(parts)
