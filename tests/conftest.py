@@ -13,8 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from hookconf.cli import main
+from hookconf.report.model import Report
+from hookconf.report.schema import report_schema
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -32,6 +35,29 @@ class CliRun:
 
     def json(self) -> Any:
         return json.loads(self.stdout)
+
+
+@pytest.fixture(scope="session")
+def report_validator() -> Draft202012Validator:
+    """The JSON Schema that `hookconf schema` prints, checked as a schema itself."""
+    schema = report_schema()
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def every_report_matches_the_schema(report_validator: Draft202012Validator) -> Iterator[None]:
+    """Every report a test builds, in-process or through the CLI, is checked against the published schema
+    in its JSON form, as `check --output json` prints it."""
+    build = Report.__init__
+
+    def build_and_validate(self: Report, /, **data: Any) -> None:
+        build(self, **data)
+        report_validator.validate(json.loads(self.to_json()))
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Report, "__init__", build_and_validate)
+        yield
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 
 from hookconf import HOOK_SUITES
 from hookconf.config import parse_config
-from hookconf.report.model import Report, ResultEntry
+from hookconf.report.model import SCHEMA_VERSION, Report, ResultEntry
 from hookconf.runner import RunOptions, run_audit
 from tests.conftest import FIXTURES, CliRun, http_server, stdio_server
 
@@ -185,7 +185,7 @@ def test_cli_exit_codes_and_json_report(
                    "--output", "json", "--suite", "dsgvo", "--suite", "idempotency")
     assert good.exit_code == 0
     data = good.json()
-    assert data["schemaVersion"] == "1.0"
+    assert data["schemaVersion"] == SCHEMA_VERSION
     assert data["tool"] == {"name": "hookconf", "version": "0.1.0"}
     assert {r["suite"] for r in data["results"]} == {"dsgvo", "idempotency"}
     assert set(data["resources"]) == {"startupMs", "peakRssBytes", "cpuSeconds", "peakThreads", "peakChildren"}
