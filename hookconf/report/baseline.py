@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from hookconf.errors import ConfigError
 from hookconf.report.keys import baseline_id
 from hookconf.report.model import BaselineItem, BaselineOutcome, Report, ResultEntry
+from hookconf.report.text import first_validation_error
 from hookconf.verdicts import Status
 
 PLACEHOLDER_REASON = "TODO: say why this failure is expected (or fix it and delete this entry)"
@@ -54,15 +55,9 @@ def load_baseline(path: Path) -> BaselineFile:
     try:
         baseline = BaselineFile.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"--baseline {path}: invalid baseline - {_first_error(exc)}") from None
+        raise ConfigError(f"--baseline {path}: invalid baseline - {first_validation_error(exc)}") from None
     _check_ids(path, baseline)
     return baseline
-
-
-def _first_error(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"]) or "(top level)"
-    return f"{where}: {error['msg']}"
 
 
 def _check_ids(path: Path, baseline: BaselineFile) -> None:

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from hookconf.errors import ConfigError
 from hookconf.report.keys import result_key
 from hookconf.report.model import Report, ResultEntry
-from hookconf.report.text import clip
+from hookconf.report.text import clip, first_validation_error
 from hookconf.verdicts import Status
 
 MAX_DETAIL = 100
@@ -60,10 +60,8 @@ def load_report(path: Path) -> Report:
     try:
         return Report.model_validate(data)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"])
         raise ConfigError(f"{path}: not a hookconf report this version reads (schemaVersion "
-                          f"{data.get('schemaVersion')}): {where}: {error['msg']}") from None
+                          f"{data.get('schemaVersion')}): {first_validation_error(exc)}") from None
 
 
 def diff_reports(base: Report, current: Report) -> ReportDiff:

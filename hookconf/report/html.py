@@ -7,7 +7,7 @@ from html import escape
 
 from hookconf import HOOK_SUITES
 from hookconf.report.model import Report, ResultEntry
-from hookconf.report.text import STATUS_LABELS, counts_line, score_text
+from hookconf.report.text import STATUS_LABELS, counts_line, hook_grid, score_text
 
 STYLE = """
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2330;background:#f5f6f8}
@@ -108,12 +108,10 @@ def _status(entry: ResultEntry) -> str:
 def _tools(report: Report) -> str:
     if not report.tools:
         return ""
-    by_tool = report.results_by_tool()
     rows = []
-    for tool in report.tools:
-        verdicts = {e.suite: e for e in by_tool.get(tool.name, [])}
-        cells = [f"<td class=\"nowrap\">{_status(v)} {escape(v.code or '')}</td>" if (v := verdicts.get(suite))
-                 else "<td></td>" for suite in HOOK_SUITES]
+    for tool, verdicts in hook_grid(report):
+        cells = [f"<td class=\"nowrap\">{_status(v)} {escape(v.code or '')}</td>" if v else "<td></td>"
+                 for v in verdicts]
         rows.append([_td(tool.name), f"<td>{_bar(tool.score)}</td>", *cells])
     return "<h2>Hook readiness by tool</h2>\n" + _table(["tool", "score", *HOOK_SUITES], rows)
 

@@ -8,7 +8,7 @@ import re
 
 from hookconf import HOOK_SUITES
 from hookconf.report.model import Report, ResultEntry
-from hookconf.report.text import STATUS_LABELS, headline, score_text
+from hookconf.report.text import STATUS_LABELS, headline, hook_grid, score_text
 from hookconf.verdicts import Status
 
 MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]#|~])")
@@ -68,12 +68,7 @@ def _category_table(report: Report) -> str:
 def _tool_table(report: Report) -> str:
     if not report.tools:
         return ""
-    by_tool = report.results_by_tool()
-    rows = []
-    for tool in report.tools:
-        verdicts = {e.suite: e for e in by_tool.get(tool.name, [])}
-        rows.append([escape(tool.name), score_text(tool.score),
-                     *(_cell(verdicts.get(suite)) for suite in HOOK_SUITES)])
+    rows = [[escape(tool.name), score_text(tool.score), *map(_cell, verdicts)] for tool, verdicts in hook_grid(report)]
     return "### Hook readiness by tool\n\n" + _table(["tool", "score", *HOOK_SUITES], rows)
 
 

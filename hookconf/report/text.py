@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from hookconf.report.model import Report
+from pydantic import ValidationError
+
+from hookconf import HOOK_SUITES
+from hookconf.report.model import Report, ResultEntry, ToolEntry
 
 STATUS_LABELS = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "indeterminate": "INDET", "skip": "SKIP"}
 
@@ -29,3 +32,20 @@ def headline(report: Report) -> str:
         parts.append(f"compliance grade {report.grade} ({score_text(report.compliance_score)}, "
                      f"{report.spec_version})")
     return "; ".join(parts)
+
+
+def hook_grid(report: Report) -> list[tuple[ToolEntry, list[ResultEntry | None]]]:
+    """Each audited tool with its verdict per hook suite, in HOOK_SUITES order (None: the suite did not run)."""
+    by_tool = report.results_by_tool()
+    grid = []
+    for tool in report.tools:
+        verdicts = {entry.suite: entry for entry in by_tool.get(tool.name, [])}
+        grid.append((tool, [verdicts.get(suite) for suite in HOOK_SUITES]))
+    return grid
+
+
+def first_validation_error(exc: ValidationError) -> str:
+    """The first problem pydantic found, as `field.path: message`."""
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"]) or "(top level)"
+    return f"{where}: {error['msg']}"
