@@ -1,7 +1,9 @@
 """Full audit (hook suites + compliance) of the six reference servers, side by side with mcp-lighthouse.
 
-Installs the servers and mcp-lighthouse once into .hookconf-cache/bench (npm prefix and a uv venv),
-then alternates hookconf and lighthouse per server and prints grades, wall times and the ratio.
+Runs the servers as targets/reference.toml configures them (args, env, setup, probes), from their
+latest releases, which it installs with mcp-lighthouse once into .hookconf-cache/bench (an npm
+prefix and a uv venv), then alternates hookconf and lighthouse per server and prints grades, wall times
+and the ratio.
 
     python bench/reference_audit.py [--runs N] [--json OUT]
 """
@@ -10,12 +12,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,37 +43,54 @@ def install() -> tuple[Path, Path]:
     return npm, venv
 
 
-def servers(npm: Path, venv: Path, workdir: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
-    modules = npm / "node_modules" / "@modelcontextprotocol"
-    repo = workdir / "repo"
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    (workdir / "files").mkdir()
-    (workdir / "files" / "note.txt").write_text("hello\n", encoding="utf-8")
-    return {
-        "server-everything": (["node", str(modules / "server-everything/dist/index.js"), "stdio"], {}),
-        "server-filesystem": (["node", str(modules / "server-filesystem/dist/index.js"), str(workdir / "files")], {}),
-        "server-memory": (["node", str(modules / "server-memory/dist/index.js")],
-                          {"MEMORY_FILE_PATH": str(workdir / "memory.jsonl")}),
-        "server-sequential-thinking": (["node", str(modules / "server-sequential-thinking/dist/index.js")], {}),
-        "mcp-server-time": ([str(venv / "bin/mcp-server-time"), "--local-timezone", "UTC"], {}),
-        "mcp-server-git": ([str(venv / "bin/mcp-server-git"), "--repository", str(repo)], {}),
-    }
+MANIFEST = ROOT / "targets" / "reference.toml"
 
 
-# As in targets/reference.toml: server-everything's defaults download from the internet (offline
-# here) and run for 10 s per call; any user auditing it would give these two tools arguments.
-PROBES: dict[str, list[dict[str, Any]]] = {
-    "server-everything": [
-        {"name": "gzip-file-as-resource", "args": {"name": "hello.txt.gz", "data": "data:text/plain;base64,aGVsbG8K"}},
-        {"name": "trigger-long-running-operation", "args": {"duration": 0.05, "steps": 1}},
-    ],
-}
+@dataclass
+class BenchServer:
+    argv: list[str]
+    env: dict[str, str]
+    config: dict[str, Any]  # the manifest's check config for it: probes, tries, timeoutMs
 
 
-def hookconf_audit(name: str, argv: list[str], env: dict[str, str], workdir: Path) -> tuple[float, dict[str, Any]]:
+def servers(npm: Path, venv: Path, workdir: Path) -> dict[str, BenchServer]:
+    """The reference servers as targets/reference.toml runs them (args, env, setup, probes), each with its
+    own working directory, launched from the bench's installs of their latest releases."""
+    manifest = tomllib.loads(MANIFEST.read_text(encoding="utf-8"))
+    shared = manifest.get("fleet", {}).get("config", {})
+    found = {}
+    for entry in manifest["servers"]:
+        own = workdir / entry["name"]
+        own.mkdir()
+        for command in entry.get("setup", []):
+            subprocess.run(shlex.split(_with_workdir(command, own)), check=True, cwd=own)
+        found[entry["name"]] = BenchServer(
+            argv=[*_launcher(entry, npm, venv), *_with_workdir(entry.get("args", []), own)],
+            env=_with_workdir(entry.get("env", {}), own),
+            config={**shared, **_with_workdir(entry.get("config", {}), own)})
+    return found
+
+
+def _launcher(entry: dict[str, Any], npm: Path, venv: Path) -> list[str]:
+    if entry["source"] == "npm":  # lighthouse needs a command line it can split: no npx, no shell
+        return ["node", str(npm / "node_modules" / entry["package"] / "dist" / "index.js")]
+    return [str(venv / "bin" / entry["package"])]
+
+
+def _with_workdir(value: Any, workdir: Path) -> Any:
+    if isinstance(value, str):
+        return value.replace("{workdir}", str(workdir))
+    if isinstance(value, list):
+        return [_with_workdir(item, workdir) for item in value]
+    if isinstance(value, dict):
+        return {key: _with_workdir(item, workdir) for key, item in value.items()}
+    return value
+
+
+def hookconf_audit(name: str, server: BenchServer, workdir: Path) -> tuple[float, dict[str, Any]]:
     config = workdir / f"{name}.json"
-    config.write_text(json.dumps({"server": {"name": name, "command": argv[0], "args": argv[1:], "env": env},
-                                  "timeoutMs": 10000, "probes": PROBES.get(name, [])}), encoding="utf-8")
+    launch = {"name": name, "command": server.argv[0], "args": server.argv[1:], "env": server.env}
+    config.write_text(json.dumps({"server": launch, **server.config}), encoding="utf-8")
     started = time.perf_counter()
     completed = subprocess.run([sys.executable, "-m", "hookconf", "check", str(config), "--output", "json"],
                                capture_output=True, text=True, check=False)
@@ -103,13 +125,13 @@ def main() -> None:
     npm, venv = install()
     reports = {}
     with tempfile.TemporaryDirectory(prefix="hookconf-bench-") as tmp:
-        for name, (argv, env) in servers(npm, venv, Path(tmp)).items():
+        for name, server in servers(npm, venv, Path(tmp)).items():
             ours, theirs, score = [], [], ""
             for _ in range(args.runs):
-                elapsed, report = hookconf_audit(name, argv, env, Path(tmp))
+                elapsed, report = hookconf_audit(name, server, Path(tmp))
                 ours.append(elapsed)
                 reports[name] = report
-                elapsed, score = lighthouse_audit(venv, argv, env)
+                elapsed, score = lighthouse_audit(venv, server.argv, server.env)
                 theirs.append(elapsed)
             report = reports[name]
             fails = [r["id"] for r in report.get("results", [])
