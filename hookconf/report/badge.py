@@ -34,17 +34,13 @@ def render(report: Report) -> str:
     right = len(value) * CHAR_WIDTH + PADDING
     total = left + right
     label, text = escape(LABEL), escape(value)
+    # No ids (gradients, clip paths): two badges inlined in one page would otherwise share them.
     return f"""<svg xmlns="http://www.w3.org/2000/svg" width="{total}" height="20" role="img" \
 aria-label="{label}: {text}">
   <title>{label}: {text}</title>
-  <linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/>\
-<stop offset="1" stop-opacity=".1"/></linearGradient>
-  <clipPath id="r"><rect width="{total}" height="20" rx="3" fill="#fff"/></clipPath>
-  <g clip-path="url(#r)">
-    <rect width="{left}" height="20" fill="#555"/>
-    <rect x="{left}" width="{right}" height="20" fill="{colour}"/>
-    <rect width="{total}" height="20" fill="url(#s)"/>
-  </g>
+  <rect width="{total}" height="20" rx="3" fill="{colour}"/>
+  <rect width="{left}" height="20" rx="3" fill="#555"/>
+  <rect x="{left - 3}" width="3" height="20" fill="#555"/>
   <g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" font-size="11">
     <text x="{left / 2}" y="15" fill="#010101" fill-opacity=".3">{label}</text>
     <text x="{left / 2}" y="14">{label}</text>
