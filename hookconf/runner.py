@@ -27,6 +27,7 @@ from hookconf.report.model import (
 from hookconf.scoring import server_score, tool_score
 from hookconf.session import McpSession, open_session
 from hookconf.verdicts import Status
+from hookconf.wire.process import ServerProcess
 from hookconf.wire.transport import JsonObject
 
 
@@ -80,9 +81,11 @@ def selected_tools(tools: list[JsonObject], config: AuditConfig, only: str | Non
     return [t for t in chosen if only is None or t.get("name") == only]
 
 
-def run_audit(config: AuditConfig, options: RunOptions) -> Report:
+def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess | None = None) -> Report:
+    """Audit the configured server; `process`, when given, is that server already spawned (and is
+    stopped with the rest, whatever happens)."""
     started = time.monotonic()
-    session = open_session(config.server, config.timeout_ms / 1000)
+    session = open_session(config.server, config.timeout_ms / 1000, process=process)
     compliance: ComplianceRun | None = None
     try:
         identity = session.initialize()

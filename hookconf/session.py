@@ -14,7 +14,7 @@ from hookconf.config import ServerConfig
 from hookconf.errors import HookconfError, RequestTimeoutError, ServerStartError, TransportClosedError
 from hookconf.validation import models_for, validation_errors
 from hookconf.wire.http import HttpTransport, wait_until_listening
-from hookconf.wire.process import ResourceFigures, ServerProcess
+from hookconf.wire.process import ResourceFigures, ServerProcess, start_server
 from hookconf.wire.recording import Recording
 from hookconf.wire.stdio import StdioTransport
 from hookconf.wire.transport import JsonObject, Transport
@@ -241,15 +241,16 @@ def _error_text(error: Any) -> str:
     return repr(error)
 
 
-def open_session(server: ServerConfig, timeout_s: float, start_process: bool = True) -> McpSession:
+def open_session(server: ServerConfig, timeout_s: float, start_process: bool = True,
+                 process: ServerProcess | None = None) -> McpSession:
     """Start (or reach) the server described by the config; the caller initializes and closes it.
 
-    With `start_process` false an HTTP server that is already running is reached as a new session.
+    With `start_process` false an HTTP server that is already running is reached as a new session;
+    `process` is one already spawned by wire.process.start_server.
     """
     recording = Recording()
-    process = None
-    if server.command and (start_process or server.transport == "stdio"):
-        process = ServerProcess(server.command, server.args, server.env, server.cwd)
+    if process is None and (start_process or server.transport == "stdio"):
+        process = start_server(server)
     try:
         transport: Transport
         if server.transport == "stdio":

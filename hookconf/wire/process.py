@@ -9,10 +9,14 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import psutil
 
 from hookconf.errors import ServerStartError
+
+if TYPE_CHECKING:
+    from hookconf.config import ServerConfig
 
 # What an audited server may see of the auditor's environment; the config adds the rest.
 ENV_ALLOWLIST = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "USER", "LOGNAME", "SYSTEMROOT")
@@ -89,6 +93,7 @@ class ServerProcess:
     def __init__(self, command: str, args: list[str], env: dict[str, str], cwd: str | None) -> None:
         self.argv = [command, *args]
         self.started_at = time.monotonic()
+        self._stopped = False
         try:
             self.popen = subprocess.Popen(
                 self.argv,
@@ -130,7 +135,10 @@ class ServerProcess:
         return "\n".join(list(self._stderr_tail)[-lines:])
 
     def stop(self) -> None:
-        """Close stdin, then SIGTERM and finally SIGKILL the whole process tree."""
+        """Close stdin, then SIGTERM and finally SIGKILL the whole process tree. Safe to call again."""
+        if self._stopped:
+            return
+        self._stopped = True
         self.monitor.sample()
         self.monitor.stop()
         # Taken before stdin closes: once the server exits, its children are reparented and no
@@ -152,6 +160,13 @@ class ServerProcess:
             peak_threads=self.monitor.peak_threads,
             peak_children=self.monitor.peak_children,
         )
+
+
+def start_server(server: ServerConfig) -> ServerProcess | None:
+    """Spawn the configured server; None for an HTTP server that hookconf does not start itself."""
+    if not server.command:
+        return None
+    return ServerProcess(server.command, server.args, server.env, server.cwd)
 
 
 def process_tree(pid: int) -> list[psutil.Process]:
