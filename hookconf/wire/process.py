@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 # What an audited server may see of the auditor's environment; the config adds the rest.
 ENV_ALLOWLIST = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "USER", "LOGNAME", "SYSTEMROOT")
 TERMINATE_GRACE_S = 2.0
+# How long a server may take to exit on its own once its stdin closes, before SIGTERM. Most exit
+# within 50 ms; some keep a timer alive and never do, and the audit is over by then either way.
+STDIN_CLOSE_GRACE_S = 0.2
 SAMPLE_INTERVAL_S = 0.05
 STDERR_TAIL_LINES = 40
 
@@ -148,7 +151,7 @@ class ServerProcess:
             with contextlib.suppress(OSError):
                 self.popen.stdin.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
-            self.popen.wait(timeout=0.5)
+            self.popen.wait(timeout=STDIN_CLOSE_GRACE_S)
         terminate(tree + process_tree(self.popen.pid))
         self.popen.wait(timeout=TERMINATE_GRACE_S)
 
