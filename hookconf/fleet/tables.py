@@ -135,8 +135,10 @@ def scores_table(audits: pd.DataFrame, latest: pd.DataFrame, latest_results: pd.
 def score_cell(row: Any) -> str:
     if row.outcome != AUDITED:
         return str(row.outcome)
-    score = "-" if pd.isna(row.score) else f"{row.score:.1f}"
-    return f"{score} ({row.grade})"
+    hook = "-" if pd.isna(row.score) else f"{row.score:.1f}"
+    if pd.isna(row.compliance_score):
+        return f"hook {hook}"
+    return f"hook {hook} · {row.grade} {row.compliance_score:.1f}"
 
 
 def suite_points(results: pd.DataFrame) -> pd.DataFrame:
@@ -218,7 +220,7 @@ def _delta(old: Any, new: Any) -> float | None:
 def ecosystem_tables(latest: pd.DataFrame, latest_results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return {
         "grades": grade_distribution(latest),
-        "scores": percentiles(latest, {"score": "hook score"}),
+        "scores": percentiles(latest, {"score": "hook score", "compliance_score": "compliance score"}),
         "failing checks": failing_checks(latest, latest_results),
         "suites": suite_pass_rates(latest_results),
         "resources": percentiles(latest, {"startup_ms": "start-up (ms)", "peak_rss_mib": "peak RSS (MiB)",
