@@ -5,6 +5,8 @@ __version__ = "0.1.0"
 HANDSHAKE_REVISIONS: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 STATELESS_REVISIONS: tuple[str, ...] = ("2026-07-28",)
 LATEST_HANDSHAKE_REVISION = HANDSHAKE_REVISIONS[-1]
+AUTO_SPEC_VERSION = "auto"  # probe the server; the report names the revision graded, never "auto"
+SPEC_VERSIONS: tuple[str, ...] = (AUTO_SPEC_VERSION, *HANDSHAKE_REVISIONS, *STATELESS_REVISIONS)
 
 HOOK_SUITES: tuple[str, ...] = ("idempotency", "side-effects", "latency", "determinism", "dsgvo")
 COMPLIANCE_SUITE = "compliance"

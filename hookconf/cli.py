@@ -9,7 +9,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hookconf import ALL_SUITES, COMPLIANCE_SUITE, DEFAULT_CONFIG_NAME, HANDSHAKE_REVISIONS, __version__
+from hookconf import (
+    ALL_SUITES,
+    COMPLIANCE_SUITE,
+    DEFAULT_CONFIG_NAME,
+    HANDSHAKE_REVISIONS,
+    SPEC_VERSIONS,
+    STATELESS_REVISIONS,
+    __version__,
+)
 from hookconf.errors import ConfigError, HookconfError
 from hookconf.report.formats import OutputFormat
 
@@ -89,6 +97,9 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                             help='Authorization header for HTTP servers, e.g. "Bearer TOKEN"')
     compliance.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'",
                             help="extra HTTP header (repeatable)")
+    compliance.add_argument("--spec-version", choices=SPEC_VERSIONS, metavar="REVISION",
+                            help=f"MCP revision to speak and grade: {', '.join(SPEC_VERSIONS)} (default: auto, "
+                                 "or specVersion in the config; auto probes with server/discover)")
     check.set_defaults(command=run_check)
 
 
@@ -158,14 +169,16 @@ def _exit_code(report: Report, args: argparse.Namespace) -> int:
 
 
 def _with_overrides(config: AuditConfig, args: argparse.Namespace) -> AuditConfig:
-    """--tries, --auth and -H change the config and are validated like it."""
-    if args.tries is None and args.auth is None and not args.header:
+    """--tries, --auth, -H and --spec-version change the config and are validated like it."""
+    if args.tries is None and args.auth is None and not args.header and args.spec_version is None:
         return config
     from hookconf.config import parse_config
 
     data = config.model_dump(by_alias=True, exclude_none=True)
     if args.tries is not None:
         data["tries"] = args.tries
+    if args.spec_version is not None:
+        data["specVersion"] = args.spec_version
     headers = dict(data["server"].get("headers") or {})
     for header in args.header:
         name, sep, value = header.partition(":")
@@ -211,7 +224,7 @@ def run_explain(args: argparse.Namespace) -> int:
 
 
 def _explain_check(check: ComplianceCheck) -> None:
-    required = "required" if check.required else "optional"
+    required = _required_text(check, "required", "optional")
     if not check.graded:
         required = "best practice, not graded"
     print(f"{check.id}  {check.title}")
@@ -227,6 +240,13 @@ def _explain_check(check: ComplianceCheck) -> None:
     print(f"Spec: {check.spec_url(check.revisions[-1])}")
 
 
+def _required_text(check: ComplianceCheck, yes: str, no: str) -> str:
+    handshake, stateless = check.required_for(HANDSHAKE_REVISIONS[-1]), check.required_for(STATELESS_REVISIONS[-1])
+    if handshake == stateless or not set(STATELESS_REVISIONS) & set(check.revisions):
+        return yes if handshake else no
+    return f"{yes if handshake else no}/{yes if stateless else no}"
+
+
 def run_list(args: argparse.Namespace) -> int:
     from hookconf.checks import FINDINGS, SUITES
     from hookconf.checks.compliance import CHECKS
@@ -237,15 +257,19 @@ def run_list(args: argparse.Namespace) -> int:
         weight = str(suite.weight) if suite else "-"
         print(f"{finding.code:<11}{finding.suite:<14}{finding.severity.upper():<15}{weight:<8}{finding.title}")
     print()
-    print(f"{'CHECK':<38}{'CATEGORY':<11}{'REQUIRED':<10}TITLE")
+    print(f"{'CHECK':<45}{'CATEGORY':<11}{'REQUIRED':<10}{'ERAS':<11}TITLE")
     for check in sorted(CHECKS.values(), key=lambda c: (c.category, c.id)):
-        required = "yes" if check.required else ("-" if not check.graded else "no")
-        print(f"{check.id:<38}{check.category:<11}{required:<10}{check.title}")
+        required = _required_text(check, "yes", "no") if check.graded else "-"
+        eras = "both" if len(check.revisions) > len(STATELESS_REVISIONS) and STATELESS_REVISIONS[0] in check.revisions \
+            else ("stateless" if check.revisions == STATELESS_REVISIONS else "handshake")
+        print(f"{check.id:<45}{check.category:<11}{required:<10}{eras:<11}{check.title}")
+    print("REQUIRED a/b: a in the handshake revisions, b in 2026-07-28; ERAS: where the check applies")
     return EXIT_OK
 
 
 def run_version_info(args: argparse.Namespace) -> int:
     print(f"hookconf {__version__}")
     revisions = ", ".join(HANDSHAKE_REVISIONS)
-    print(f"MCP revisions spoken: {revisions} (initialize handshake; offers {HANDSHAKE_REVISIONS[-1]})")
+    print(f"MCP revisions spoken: {revisions} (initialize handshake; offers {HANDSHAKE_REVISIONS[-1]}); "
+          f"{', '.join(STATELESS_REVISIONS)} (stateless, server/discover); --spec-version auto probes which one")
     return EXIT_OK

@@ -55,7 +55,7 @@ def planned_checks(options: ComplianceOptions) -> list[ComplianceCheck]:
 def gate(check: ComplianceCheck, ctx: ComplianceContext) -> str | None:
     """Why a check does not apply here, or None when it does."""
     if ctx.revision not in check.revisions:
-        return f"applies to {', '.join(check.revisions)}; the server negotiated {ctx.revision}"
+        return f"applies to {', '.join(check.revisions)}; this run grades {ctx.revision}"
     if check.transport is not None and check.transport != ctx.transport_kind:
         return f"{check.transport} only; this server is audited over {ctx.transport_kind}"
     if check.capability is not None and not ctx.declared(check.capability):
@@ -94,7 +94,7 @@ def _run_one(check: ComplianceCheck, ctx: ComplianceContext, run: ComplianceRun)
     if reason is None and not ctx.session.server_alive():
         outcome = failed(f"server died under this check: {_death_note(ctx.session)}")
         _restart(ctx, run)
-    return _entry(check, outcome, (time.monotonic() - started) * 1000)
+    return _entry(check, outcome, (time.monotonic() - started) * 1000, ctx.revision)
 
 
 def _run_guarded(check: ComplianceCheck, ctx: ComplianceContext) -> Outcome:
@@ -125,15 +125,15 @@ def _restart(ctx: ComplianceContext, run: ComplianceRun) -> None:
     ctx.other_recordings.append(ctx.session.transport.recording)
     fresh = open_session(ctx.config.server, ctx.session.timeout_s)
     run.sessions.append(fresh)
-    fresh.initialize(offer=ctx.revision)
+    fresh.connect_as(ctx.revision)
     ctx.session = fresh
 
 
-def _entry(check: ComplianceCheck, outcome: Outcome, duration_ms: float) -> ResultEntry:
+def _entry(check: ComplianceCheck, outcome: Outcome, duration_ms: float, revision: str) -> ResultEntry:
     return ResultEntry(suite="compliance", tool=SERVER_SCOPE, status=outcome.status,
                        code=check.id if outcome.status is not Status.PASS else None, title=check.title,
                        details=outcome.details, durationMs=round(duration_ms, 1), id=check.id,
-                       category=check.category.value, required=check.required, graded=check.graded)
+                       category=check.category.value, required=check.required_for(revision), graded=check.graded)
 
 
 def _empty_grade(revision: str) -> Compliance:

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from hookconf import ALL_SUITES
+from hookconf import ALL_SUITES, SPEC_VERSIONS
 from hookconf.errors import ConfigError
 
 
@@ -62,6 +62,7 @@ class AuditConfig(_Strict):
     tool_filter: list[str] | None = Field(None, alias="toolFilter")
     timeout_ms: int = Field(30000, alias="timeoutMs", gt=0)
     allow_destructive: list[str] = Field(default_factory=list, alias="allowDestructive")
+    spec_version: str = Field(SPEC_VERSIONS[0], alias="specVersion")
 
     @model_validator(mode="after")
     def _known_suites(self) -> AuditConfig:
@@ -69,6 +70,13 @@ class AuditConfig(_Strict):
         if unknown:
             raise ValueError(f"unknown suite {', '.join(map(repr, unknown))}; known: {', '.join(ALL_SUITES)}")
         return self
+
+    @field_validator("spec_version")
+    @classmethod
+    def _known_spec_version(cls, value: str) -> str:
+        if value not in SPEC_VERSIONS:
+            raise ValueError(f"unknown MCP revision {value!r}; choose one of {', '.join(SPEC_VERSIONS)}")
+        return value
 
     def probe_for(self, tool: str) -> Probe | None:
         return next((p for p in self.probes if p.name == tool), None)

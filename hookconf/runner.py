@@ -14,6 +14,8 @@ from hookconf.checks.context import ToolContext, is_destructive
 from hookconf.checks.registry import FINDINGS, SCHEMA_VIOLATION, Suite, SuiteResult
 from hookconf.compliance_runner import ComplianceOptions, ComplianceRun, prepare_compliance, run_compliance
 from hookconf.config import AuditConfig
+from hookconf.era import connect
+from hookconf.errors import ServerStartError
 from hookconf.report.model import (
     Report,
     Resources,
@@ -25,7 +27,7 @@ from hookconf.report.model import (
     summarize,
 )
 from hookconf.scoring import server_score, tool_score
-from hookconf.session import McpSession, open_session
+from hookconf.session import McpSession
 from hookconf.verdicts import Status
 from hookconf.wire.process import ServerProcess
 from hookconf.wire.transport import JsonObject
@@ -85,19 +87,23 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
     """Audit the configured server; `process`, when given, is that server already spawned (and is
     stopped with the rest, whatever happens)."""
     started = time.monotonic()
-    session = open_session(config.server, config.timeout_ms / 1000, process=process)
+    connection = connect(config.server, config.timeout_ms / 1000, config.spec_version, process)
+    session, era = connection.session, connection.era
+    warnings = list(era.warnings)
+    identity = session.identity
+    assert identity is not None, "connect starts the conversation"
     compliance: ComplianceRun | None = None
     try:
-        identity = session.initialize()
         if COMPLIANCE_SUITE in options.suites and COMPLIANCE_SUITE in config.suites:
             compliance = prepare_compliance(config, session, options.compliance)
-        tools = selected_tools(session.list_tools(), config, options.tool)
+        tools = selected_tools(_listed_tools(session, warnings), config, options.tool)
         for listener in options.listeners:
             listener.started(config.server.name, len(tools))
         entries, tool_entries = _audit_tools(session, tools, config, options)
         if compliance is not None:
             run_compliance(compliance)
             entries.extend(compliance.entries)
+            warnings.extend(compliance.ctx.warnings)
     finally:
         if compliance is not None:
             compliance.finish()
@@ -123,10 +129,27 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
         complianceScore=compliance.compliance.score if compliance else None,
         specVersion=compliance.compliance.spec_version if compliance else None,
         compliance=compliance.compliance if compliance else None,
+        era=era.name,
+        detection=era.detection,
+        warnings=warnings,
     )
     for listener in options.listeners:
         listener.finished(report)
     return report
+
+
+def _listed_tools(session: McpSession, warnings: list[str]) -> list[JsonObject]:
+    """The server's tools. A run pinned to 2026-07-28 against a server that does not speak it grades the
+    compliance checks anyway, so there a failed listing leaves the hook suites without tools instead of
+    ending the audit."""
+    try:
+        return session.list_tools()
+    except ServerStartError as exc:
+        identity = session.identity
+        if identity is None or not identity.stateless or identity.discover_result:
+            raise
+        warnings.append(f"No tools audited: {exc}")
+        return []
 
 
 def _audit_tools(

@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookconf import HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, __version__
+from hookconf import HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, STATELESS_REVISIONS, __version__
 from hookconf.config import ServerConfig
 from hookconf.errors import HookconfError, RequestTimeoutError, ServerStartError, TransportClosedError
 from hookconf.validation import models_for, validation_errors
@@ -20,6 +20,13 @@ from hookconf.wire.stdio import StdioTransport
 from hookconf.wire.transport import JsonObject, Transport
 
 MAX_LIST_PAGES = 100
+STATELESS_REVISION = STATELESS_REVISIONS[-1]
+META_PREFIX = "io.modelcontextprotocol/"
+PROTOCOL_VERSION_KEY = META_PREFIX + "protocolVersion"
+CLIENT_CAPABILITIES_KEY = META_PREFIX + "clientCapabilities"
+CLIENT_INFO_KEY = META_PREFIX + "clientInfo"
+SERVER_INFO_KEY = META_PREFIX + "serverInfo"
+INPUT_REQUIRED = "input_required"
 LIST_RESULT_MODELS = {
     "tools/list": "ListToolsResult",
     "resources/list": "ListResourcesResult",
@@ -74,6 +81,27 @@ def _first_text(result: JsonObject | None) -> str:
     return ""
 
 
+def stateless_meta(revision: str = STATELESS_REVISION) -> JsonObject:
+    """The per-request `_meta` envelope of the stateless era: version, capabilities (none) and client."""
+    return {PROTOCOL_VERSION_KEY: revision, CLIENT_CAPABILITIES_KEY: {},
+            CLIENT_INFO_KEY: {"name": "hookconf", "version": __version__}}
+
+
+def discover_message(request_id: Any, meta: JsonObject | None = None) -> JsonObject:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "server/discover",
+            "params": {"_meta": stateless_meta() if meta is None else meta}}
+
+
+def is_discover_result(response: Any) -> bool:
+    result = response.get("result") if isinstance(response, dict) else None
+    return isinstance(result, dict) and isinstance(result.get("supportedVersions"), list)
+
+
+def result_meta(result: JsonObject) -> JsonObject:
+    meta = result.get("_meta")
+    return meta if isinstance(meta, dict) else {}
+
+
 @dataclass
 class ServerIdentity:
     protocol_version: str
@@ -82,6 +110,24 @@ class ServerIdentity:
     instructions: str | None
     startup_ms: float
     initialize_result: JsonObject = field(default_factory=dict)
+    # stateless era: the whole answer to server/discover (None when there was none)
+    discover_response: JsonObject | None = None
+
+    @property
+    def stateless(self) -> bool:
+        return self.protocol_version in STATELESS_REVISIONS
+
+    @property
+    def discover_result(self) -> JsonObject:
+        """The DiscoverResult, or {} when server/discover was not served."""
+        if is_discover_result(self.discover_response):
+            return dict((self.discover_response or {})["result"])
+        return {}
+
+    @property
+    def handshake_result(self) -> JsonObject:
+        """What the server said about itself: the InitializeResult or the DiscoverResult."""
+        return self.discover_result if self.stateless else self.initialize_result
 
 
 @dataclass
@@ -132,6 +178,45 @@ class McpSession:
             initialize_result=result,
         )
         return self.identity
+
+    def discover(self, answered: JsonObject | None = None) -> ServerIdentity:
+        """Enter the stateless era: every later request carries `_meta`; server/discover says who the server is.
+
+        `answered` is the era probe's answer, so it is not asked twice ({} when the probe got none).
+        A server that does not serve server/discover still gets an identity, with no capabilities: a run
+        pinned to 2026-07-28 grades such a server rather than stopping.
+        """
+        started = self.process.started_at if self.process else time.monotonic()
+        preload = threading.Thread(target=models_for, args=(STATELESS_REVISION,), name="hookconf-models", daemon=True)
+        preload.start()
+        self.transport.meta = stateless_meta()
+        if isinstance(self.transport, HttpTransport):
+            self.transport.protocol_version = STATELESS_REVISION
+        response = answered if answered is not None else self._request_or_fail("server/discover", {})
+        startup_ms = (time.monotonic() - started) * 1000
+        preload.join()
+        self._load_models(STATELESS_REVISION)
+        result = response.get("result") if is_discover_result(response) else None
+        if result is not None:
+            self._validate("server/discover", "DiscoverResult", result)
+        result = result or {}
+        self.identity = ServerIdentity(
+            protocol_version=STATELESS_REVISION,
+            server_info=dict(result_meta(result).get(SERVER_INFO_KEY) or {}),
+            capabilities=dict(result.get("capabilities") or {}),
+            instructions=result.get("instructions"),
+            startup_ms=round(startup_ms, 1),
+            discover_response=response,
+        )
+        return self.identity
+
+    def connect_as(self, revision: str) -> ServerIdentity:
+        """Start talking in the era of `revision`: server/discover for 2026-07-28, else initialize offering it."""
+        return self.discover() if revision in STATELESS_REVISIONS else self.initialize(offer=revision)
+
+    @property
+    def stateless(self) -> bool:
+        return self.transport.meta is not None
 
     def _request_or_fail(self, method: str, params: JsonObject) -> JsonObject:
         try:
@@ -199,6 +284,11 @@ class McpSession:
         if "error" in response:
             return CallOutcome(duration_ms=duration_ms, error=dict(response["error"]))
         result = response.get("result") or {}
+        if result.get("resultType") == INPUT_REQUIRED:
+            self._validate("tools/call", "InputRequiredResult", result, tool=name)
+            asked = {"code": None, "message": "the tool asked for input (resultType input_required); "
+                     "hookconf answers no input requests"}
+            return CallOutcome(duration_ms=duration_ms, error=asked)
         self._validate("tools/call", "CallToolResult", result, tool=name)
         return CallOutcome(duration_ms=duration_ms, result=result)
 
@@ -207,9 +297,9 @@ class McpSession:
             self.transport.notify("notifications/cancelled", {"requestId": request_id, "reason": "timeout"})
 
     def responsive(self) -> bool:
-        """Whether the server still answers a ping within the request timeout."""
+        """Whether the server still answers a ping (server/discover since 2026-07-28) within the timeout."""
         try:
-            self.transport.request("ping", None, self.timeout_s)
+            self.transport.request(self.transport.keepalive_method, None, self.timeout_s)
         except (RequestTimeoutError, TransportClosedError):
             return False
         return True
@@ -219,7 +309,10 @@ class McpSession:
         self._models = models_for(version)
 
     def _validate(self, method: str, model_name: str, payload: JsonObject, tool: str | None = None) -> None:
-        errors = validation_errors(getattr(self._models, model_name), payload)
+        model = getattr(self._models, model_name, None)
+        if model is None:
+            return  # a result this revision does not define
+        errors = validation_errors(model, payload)
         if errors:
             self.violations.append(SchemaViolation(method, model_name, list(errors), tool))
 

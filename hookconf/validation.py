@@ -31,7 +31,10 @@ RESULT_MODELS = {
     "prompts/get": "GetPromptResult",
     "logging/setLevel": "EmptyResult",
     "completion/complete": "CompleteResult",
+    "server/discover": "DiscoverResult",
+    "subscriptions/listen": "SubscriptionsListenResult",
 }
+INPUT_REQUIRED_MODEL = "InputRequiredResult"  # 2026-07-28: a result whose resultType is input_required
 MAX_ERRORS_PER_MESSAGE = 10
 
 
@@ -105,7 +108,9 @@ class WireValidator:
             if envelope is not None:
                 return envelope
             result_model = RESULT_MODELS.get(str(methods_by_id.get(message.get("id"))))
-            return self._judge(getattr(self.models, result_model) if result_model else None, message["result"])
+            if isinstance(message["result"], dict) and message["result"].get("resultType") == "input_required":
+                result_model = INPUT_REQUIRED_MODEL
+            return self._judge(getattr(self.models, result_model, None) if result_model else None, message["result"])
         return "JSONRPCMessage", ("has neither method, result nor error",)
 
     @staticmethod

@@ -85,7 +85,9 @@ def test_good_server_passes_everything_it_may_call(good_report: Report) -> None:
     assert {s for (tool, _), s in statuses.items() if tool != "delete_item"} == {"pass"}
     assert good_report.score == 100
     assert good_report.server.server_info["name"] == "good-fixture"
-    assert good_report.server.protocol_version == "2025-11-25"
+    # an SDK 2.x server is dual-era: auto detection speaks 2026-07-28 with it, and the hook suites run unchanged
+    assert good_report.server.protocol_version == "2026-07-28"
+    assert good_report.era == "stateless"
     assert good_report.summary.failed == 0
     assert good_report.schema_violations == []
 

@@ -6,8 +6,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hookconf.verdicts import Status
 
-# major: a field removed, renamed or retyped; minor: a new optional field (1.1: baseline, baselineReason)
-SCHEMA_VERSION = "1.1"
+# major: a field removed, renamed or retyped; minor: a new optional field (1.1: baseline, baselineReason;
+# 1.2: era, detection)
+SCHEMA_VERSION = "1.2"
 
 
 class _Model(BaseModel):
@@ -130,6 +131,9 @@ class Report(_Model):
     compliance_score: float | None = Field(default=None, alias="complianceScore")
     spec_version: str | None = Field(default=None, alias="specVersion")
     compliance: Compliance | None = None
+    # the protocol era spoken ("handshake" or "stateless") and how it was chosen (probe answer or pin)
+    era: str | None = None
+    detection: str | None = None
     warnings: list[str] = Field(default_factory=list)
     baseline: BaselineOutcome | None = None
 

@@ -21,6 +21,10 @@ from hookconf.wire.transport import Transport
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
+METHOD_HEADER = "Mcp-Method"
+NAME_HEADER = "Mcp-Name"
+# 2026-07-28: the params key whose value a request mirrors in Mcp-Name
+NAME_PARAMS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 CONNECT_POLL_S = 0.02
 
 
@@ -81,6 +85,7 @@ class HttpTransport(Transport):
     ) -> None:
         super().__init__(recording)
         self.url = url
+        self.configured_headers = dict(headers)
         self.process = process
         self.session_id: str | None = None
         self.protocol_version: str | None = None
@@ -95,13 +100,30 @@ class HttpTransport(Transport):
             headers[VERSION_HEADER] = self.protocol_version
         return headers
 
+    def _message_headers(self, body: str | None) -> dict[str, str]:
+        """2026-07-28 mirrors the method (and the tool, prompt or resource) of each message in headers."""
+        if self.meta is None or not body:
+            return {}
+        try:
+            message = json.loads(body)
+        except json.JSONDecodeError:
+            return {}
+        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+            return {}
+        headers = {METHOD_HEADER: message["method"]}
+        name = (message.get("params") or {}).get(NAME_PARAMS.get(message["method"], ""))
+        if isinstance(name, str) and name.isascii():
+            headers[NAME_HEADER] = name
+        return headers
+
     def send_raw(self, raw: str) -> None:
         # Each POST runs in its own thread so that the caller's timeout, not the socket's, bounds the wait.
         threading.Thread(target=self._post, args=(raw,), name="hookconf-http-post", daemon=True).start()
 
     def _post(self, raw: str) -> None:
         try:
-            with self._client.stream("POST", self.url, content=raw.encode(), headers=self._headers()) as response:
+            headers = {**self._headers(), **self._message_headers(raw)}
+            with self._client.stream("POST", self.url, content=raw.encode(), headers=headers) as response:
                 self._remember(response)
                 content_type = response.headers.get("content-type", "")
                 if content_type.startswith("text/event-stream"):
@@ -139,7 +161,10 @@ class HttpTransport(Transport):
         is read to its end, except for GET, whose stream may stay open: only its status and headers count.
         """
         merged = self._headers() if session else {k: v for k, v in self._headers().items() if k != SESSION_HEADER}
-        merged.update(headers or {})
+        merged.update(self._message_headers(body))
+        for name, value in (headers or {}).items():  # header names are case-insensitive: an override replaces
+            merged = {k: v for k, v in merged.items() if k.lower() != name.lower()}
+            merged[name] = value
         removed = [k for k, v in merged.items() if v == ""]
         merged = {k: v for k, v in merged.items() if v != ""}
         content = body.encode("utf-8") if body is not None else None
@@ -161,6 +186,19 @@ class HttpTransport(Transport):
             text = response.read().decode("utf-8", "replace")
         messages = [self._decode_received(text)] if text.strip() else []
         return HttpReply(response.status_code, reply_headers, text, messages)
+
+    def first_message(self, body: str, timeout_s: float) -> tuple[int, Any]:
+        """POST a request whose answer may be a stream that stays open (subscriptions/listen): the status and
+        the first message, read as soon as it arrives; then the connection is dropped."""
+        self.record_sent(body)
+        headers = {**self._headers(), **self._message_headers(body)}
+        with self._client.stream("POST", self.url, content=body.encode(), headers=headers,
+                                 timeout=timeout_s) as response:
+            if response.headers.get("content-type", "").startswith("text/event-stream"):
+                event = next(iter_sse_events(response.iter_lines()), None)
+                return response.status_code, self._decode_received(event.data) if event else None
+            text = response.read().decode("utf-8", "replace")
+            return response.status_code, self._decode_received(text) if text.strip() else None
 
     def _decode_received(self, raw: str) -> Any:
         try:

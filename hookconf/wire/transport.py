@@ -25,11 +25,13 @@ class Transport(ABC):
     """Sends JSON-RPC messages and waits for answers by id, never "the next line".
 
     Notifications and server-to-client requests that arrive in between are recorded;
-    a server `ping` is answered at once.
+    a server `ping` is answered at once. In the stateless era (2026-07-28) `meta` is the per-request
+    envelope: every request sent through `request` or `exchange` carries it in `params._meta`.
     """
 
     def __init__(self, recording: Recording) -> None:
         self.recording = recording
+        self.meta: JsonObject | None = None
         self._ids = itertools.count(1)
         self._pending: dict[Any, Future[JsonObject]] = {}
         self._lock = threading.Lock()
@@ -46,6 +48,7 @@ class Transport(ABC):
         return self.exchange(message, timeout_s)
 
     def exchange(self, message: JsonObject, timeout_s: float) -> JsonObject:
+        message = self.enveloped(message)
         future = self._expect(message["id"])
         try:
             self.send(message)
@@ -58,8 +61,21 @@ class Transport(ABC):
             with self._lock:
                 self._pending.pop(message["id"], None)
 
+    def enveloped(self, message: JsonObject) -> JsonObject:
+        """The message with the stateless era's `_meta` merged into its params (its own keys win)."""
+        if self.meta is None or "method" not in message:
+            return message
+        params = dict(message.get("params") or {})
+        params["_meta"] = {**self.meta, **(params.get("_meta") or {})}
+        return {**message, "params": params}
+
+    @property
+    def keepalive_method(self) -> str:
+        """The cheapest request every server of this era answers: ping, or server/discover since 2026-07-28."""
+        return "ping" if self.meta is None else "server/discover"
+
     def send_then_ping(self, raw: str, expect_id: Any, timeout_s: float) -> JsonObject | None:
-        """Send a raw line that may get no answer, followed by a ping.
+        """Send a raw line that may get no answer, followed by a ping (server/discover since 2026-07-28).
 
         A server reads its input in order, so once the ping is answered, an answer to the raw line
         that has not arrived is not coming: silence is detected without waiting for a timeout.
@@ -70,7 +86,7 @@ class Transport(ABC):
             self.record_sent(raw)
             self.send_raw(raw)
             sent_at = time.monotonic()
-            self.request("ping", None, timeout_s)
+            self.request(self.keepalive_method, None, timeout_s)
             round_trip = time.monotonic() - sent_at
             low, high = RAW_ANSWER_GRACE_S
             return answer.result(timeout=min(high, max(low, RAW_ANSWER_GRACE_ROUND_TRIPS * round_trip)))

@@ -7,13 +7,16 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from hookconf import HANDSHAKE_REVISIONS
+from hookconf import HANDSHAKE_REVISIONS, STATELESS_REVISIONS
 from hookconf.verdicts import Status
 
 if TYPE_CHECKING:
     from hookconf.checks.compliance.context import ComplianceContext
 
 SPEC_BASE = "https://modelcontextprotocol.io/specification"
+ALL_REVISIONS: tuple[str, ...] = (*HANDSHAKE_REVISIONS, *STATELESS_REVISIONS)
+HANDSHAKE: tuple[str, ...] = HANDSHAKE_REVISIONS  # initialize, sessions, ping
+STATELESS: tuple[str, ...] = STATELESS_REVISIONS  # server/discover, _meta on every request
 
 
 class Category(StrEnum):
@@ -62,18 +65,25 @@ class ComplianceCheck:
     id: str
     category: Category
     title: str
-    required: bool
+    required: bool  # in the handshake revisions; see required_for
     spec: str  # path under the revision's specification, e.g. "basic/lifecycle#initialization"
     why: str
     fix: str
     run: CheckRunner
     capability: str | None = None  # e.g. "tools" or "resources.subscribe": skip unless declared
     transport: str | None = None  # "stdio" or "http": skip on the other one
-    revisions: tuple[str, ...] = HANDSHAKE_REVISIONS
+    revisions: tuple[str, ...] = ALL_REVISIONS
     lighthouse: tuple[str, ...] = ()  # mcp-lighthouse checks this one covers
     graded: bool = True
     after_all: bool = False  # judges the whole recording, so it runs after every other check
     fresh_session: bool = False  # opens a session of its own (on stdio: a new server process)
+    stateless_required: bool | None = None  # the 2026-07-28 catalog's flag, where it differs from `required`
+
+    def required_for(self, revision: str) -> bool:
+        """Whether the grade requires this check in `revision`: the two catalogs differ for some shared ids."""
+        if revision in STATELESS_REVISIONS and self.stateless_required is not None:
+            return self.stateless_required
+        return self.required
 
     def spec_url(self, revision: str) -> str:
         return f"{SPEC_BASE}/{revision}/{self.spec}"
@@ -93,11 +103,12 @@ def compliance_check(
     fix: str,
     capability: str | None = None,
     transport: str | None = None,
-    revisions: tuple[str, ...] = HANDSHAKE_REVISIONS,
+    revisions: tuple[str, ...] = ALL_REVISIONS,
     lighthouse: tuple[str, ...] = (),
     graded: bool = True,
     after_all: bool = False,
     fresh_session: bool = False,
+    stateless_required: bool | None = None,
 ) -> Callable[[CheckRunner], CheckRunner]:
     """Register one compliance check; an id registered twice is an error at import time."""
 
@@ -105,18 +116,18 @@ def compliance_check(
         if id in CHECKS:
             raise RuntimeError(f"compliance check {id} is registered twice")
         CHECKS[id] = ComplianceCheck(id, category, title, required, spec, why, fix, run, capability, transport,
-                                     revisions, lighthouse, graded, after_all, fresh_session)
+                                     revisions, lighthouse, graded, after_all, fresh_session, stateless_required)
         return run
 
     return register
 
 
 def since(revision: str) -> tuple[str, ...]:
-    return tuple(r for r in HANDSHAKE_REVISIONS if r >= revision)
+    return tuple(r for r in ALL_REVISIONS if r >= revision)
 
 
 def until(revision: str) -> tuple[str, ...]:
-    return tuple(r for r in HANDSHAKE_REVISIONS if r <= revision)
+    return tuple(r for r in ALL_REVISIONS if r <= revision)
 
 
 def select(checks: list[ComplianceCheck], only: list[str], skip: list[str]) -> list[ComplianceCheck]:

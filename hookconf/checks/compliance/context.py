@@ -8,11 +8,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookconf import STATELESS_REVISIONS
 from hookconf.checks.arguments import generated_arguments
+from hookconf.checks.compliance.catalog import Outcome
 from hookconf.checks.context import is_read_only
 from hookconf.config import AuditConfig
 from hookconf.errors import RequestTimeoutError, TransportClosedError
 from hookconf.session import Listing, McpSession, open_session
+from hookconf.verdicts import Status
 from hookconf.wire.http import HttpReply, HttpTransport
 from hookconf.wire.recording import Recording
 from hookconf.wire.transport import JsonObject
@@ -36,6 +39,7 @@ class ComplianceContext:
     _lists: dict[str, Listing] = field(default_factory=dict)
     memo: dict[str, Any] = field(default_factory=dict)  # probes that several checks read
     other_recordings: list[Recording] = field(default_factory=list)  # of fresh sessions and restarts
+    warnings: list[str] = field(default_factory=list)  # for the report, e.g. a dual-era server
     _spare: McpSession | None = None  # a fresh stdio server started ahead, booting while other checks run
 
     # --- what the server declared ----------------------------------------------------------------
@@ -46,6 +50,22 @@ class ComplianceContext:
     @property
     def capabilities(self) -> JsonObject:
         return self.session.identity.capabilities if self.session.identity else {}
+
+    @property
+    def stateless(self) -> bool:
+        """Graded as 2026-07-28: server/discover, `_meta` on every request, no ping."""
+        return self.revision in STATELESS_REVISIONS
+
+    @property
+    def handshake_result(self) -> JsonObject:
+        """What the server said about itself: its InitializeResult, or its DiscoverResult since 2026-07-28."""
+        return self.session.identity.handshake_result if self.session.identity else {}
+
+    @property
+    def discover_served(self) -> bool:
+        """The conformant server/discover was answered with a DiscoverResult: the twin that makes a rejection
+        of a malformed request attributable to the malformation."""
+        return bool(self.session.identity and self.session.identity.discover_result)
 
     def declared(self, capability: str) -> bool:
         value: Any = self.capabilities
@@ -90,9 +110,21 @@ class ComplianceContext:
         self.session.calls_by_tool[name] += 1
         return self.request("tools/call", params)
 
+    @property
+    def keepalive_method(self) -> str:
+        """ping, or server/discover since 2026-07-28 (ping is gone there)."""
+        return self.session.transport.keepalive_method
+
+    def conformant(self, message: JsonObject) -> JsonObject:
+        """The message with the era's `_meta` envelope (2026-07-28), so that only its own defect is judged."""
+        return self.session.transport.enveloped(message)
+
+    def keepalive_body(self, request_id: Any) -> str:
+        return json.dumps(self.conformant({"jsonrpc": "2.0", "id": request_id, "method": self.keepalive_method}))
+
     def still_serving(self) -> bool:
         try:
-            self.session.request("ping", None, self.session.timeout_s)
+            self.session.request(self.keepalive_method, None, self.session.timeout_s)
         except (RequestTimeoutError, TransportClosedError):
             return False
         return True
@@ -127,6 +159,8 @@ class ComplianceContext:
         """A raw probe that several checks judge, sent once."""
         if key not in self.memo:
             expect_id = message.get("id") if isinstance(message, dict) else None
+            if isinstance(message, dict):
+                message = self.conformant(message)
             self.memo[key] = self.send_json(message, expect_id) if not isinstance(message, str) else \
                 self.send_raw(message, expect_id)
         answer: RawAnswer = self.memo[key]
@@ -165,6 +199,29 @@ class ComplianceContext:
         self.other_recordings.append(session.transport.recording)
         return session
 
+    def recordings(self) -> list[Recording]:
+        """Every recording of this run's era: the main session's, restarts' and fresh sessions'."""
+        return [self.session.transport.recording, *self.other_recordings]
+
+    def all_received(self) -> list[Any]:
+        """Every JSON message received in this run's era, on every session."""
+        return [item for recording in self.recordings() for entry in recording.received() if entry.is_json
+                for item in (entry.message if isinstance(entry.message, list) else [entry.message])]
+
+    def results_for(self, *methods: str) -> list[tuple[str, JsonObject]]:
+        """(method, result) of every result received for a request of one of `methods` (all when none given)."""
+        found = []
+        for recording in self.recordings():
+            sent = {m.message.get("id"): m.message.get("method") for m in recording.messages()
+                    if m.direction == "sent" and isinstance(m.message, dict) and "method" in m.message}
+            for entry in recording.received():
+                for item in entry.message if isinstance(entry.message, list) else [entry.message]:
+                    answered = isinstance(item, dict) and "result" in item and isinstance(item.get("id"), (str, int))
+                    method = sent.get(item["id"]) if answered else None
+                    if method is not None and (not methods or method in methods) and isinstance(item["result"], dict):
+                        found.append((str(method), item["result"]))
+        return found
+
     def received_messages(self) -> list[Any]:
         messages: list[Any] = []
         for entry in self.session.transport.recording.received():
@@ -174,6 +231,15 @@ class ComplianceContext:
 
     def error_responses(self) -> list[JsonObject]:
         return [m for m in self.received_messages() if isinstance(m, dict) and isinstance(m.get("error"), dict)]
+
+
+def not_evaluable_rejection(ctx: ComplianceContext) -> Outcome | None:
+    """Since 2026-07-28 a rejection is credited only when the conformant server/discover was served: a server
+    that rejects everything proves nothing by rejecting a malformed request too."""
+    if ctx.stateless and not ctx.discover_served:
+        return Outcome(Status.FAIL, "not evaluable: the conformant server/discover was not served either, so the "
+                       "rejection says nothing about this request (see lifecycle-discover)")
+    return None
 
 
 def error_code(response: Any) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from hookconf.checks.compliance.catalog import (
+    HANDSHAKE,
     Category,
     Outcome,
     compliance_check,
@@ -44,7 +45,7 @@ def check_tools_list(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("tools-call", Category.TOOLS, "tools/call answers in the CallToolResult format", capability="tools",
-                  spec="server/tools#calling-tools",
+                  stateless_required=True, spec="server/tools#calling-tools",
                   why="Clients read content (and structuredContent) from every tool result.",
                   fix="Answer tools/call with {content: [...], isError?, structuredContent?}.")
 def check_tools_call(ctx: ComplianceContext) -> Outcome:
@@ -82,7 +83,7 @@ def _pagination(listing: Listing, method: str) -> Outcome:
 
 
 @compliance_check("tools-content-types", Category.TOOLS, "Tool content items have valid types", capability="tools",
-                  spec="server/tools#tool-result",
+                  stateless_required=True, spec="server/tools#tool-result",
                   why="Clients render content by type; an unknown type is dropped or breaks rendering.",
                   fix=f"Use content types {', '.join(sorted(CONTENT_TYPES))}.", after_all=True)
 def check_content_types(ctx: ComplianceContext) -> Outcome:
@@ -166,7 +167,7 @@ def check_resources_list(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("resources-read", Category.RESOURCES, "resources/read returns contents", capability="resources",
-                  spec="server/resources#reading-resources",
+                  stateless_required=True, spec="server/resources#reading-resources",
                   why="Clients read a listed resource by its uri and expect contents with uri and text or blob.",
                   fix="Answer resources/read with {contents: [{uri, mimeType?, text | blob}]}.")
 def check_resources_read(ctx: ComplianceContext) -> Outcome:
@@ -212,7 +213,8 @@ def check_resources_pagination(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "resources-subscribe", Category.RESOURCES, "resources/subscribe and unsubscribe are accepted",
-                  required=True, capability="resources.subscribe", spec="server/resources#subscriptions",
+                  required=True, capability="resources.subscribe", revisions=HANDSHAKE,
+                  spec="server/resources#subscriptions",
                   why="A server that declares subscribe must accept subscriptions to its resources.",
                   fix="Answer resources/subscribe and resources/unsubscribe with {}, or do not declare subscribe.")
 def check_resources_subscribe(ctx: ComplianceContext) -> Outcome:
@@ -241,7 +243,7 @@ def check_prompts_list(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("prompts-get", Category.PROMPTS, "prompts/get returns messages", capability="prompts",
-                  spec="server/prompts#getting-a-prompt",
+                  stateless_required=True, spec="server/prompts#getting-a-prompt",
                   why="Clients insert a prompt's messages into the conversation; each needs a role and content.",
                   fix="Answer prompts/get with {messages: [{role, content}], description?}.")
 def check_prompts_get(ctx: ComplianceContext) -> Outcome:

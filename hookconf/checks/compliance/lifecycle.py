@@ -7,6 +7,7 @@ from typing import Any
 
 from hookconf import HANDSHAKE_REVISIONS, __version__
 from hookconf.checks.compliance.catalog import (
+    HANDSHAKE,
     Category,
     Outcome,
     compliance_check,
@@ -17,7 +18,7 @@ from hookconf.checks.compliance.catalog import (
 )
 from hookconf.checks.compliance.context import ComplianceContext, describe, is_error
 from hookconf.errors import RequestTimeoutError, TransportClosedError
-from hookconf.session import McpSession
+from hookconf.session import SERVER_INFO_KEY, McpSession, result_meta
 from hookconf.wire.http import HttpTransport
 from hookconf.wire.transport import JsonObject
 
@@ -33,11 +34,18 @@ CLIENT_CAPABILITY_REQUESTS = {
 
 
 def _init_result(ctx: ComplianceContext) -> JsonObject:
-    return ctx.session.identity.initialize_result if ctx.session.identity else {}
+    """The InitializeResult, or the DiscoverResult since 2026-07-28."""
+    return ctx.handshake_result
+
+
+def _no_discover(ctx: ComplianceContext) -> Outcome | None:
+    if ctx.stateless and not ctx.discover_served:
+        return failed("not evaluable: server/discover was not served (see lifecycle-discover)")
+    return None
 
 
 @compliance_check("lifecycle-init", Category.LIFECYCLE, "Initialize handshake succeeds", required=True,
-                  spec=f"{LIFECYCLE}#initialization", lighthouse=("proto-init",),
+                  revisions=HANDSHAKE, spec=f"{LIFECYCLE}#initialization", lighthouse=("proto-init",),
                   why="Every session starts with initialize; a server that fails it cannot be used at all.",
                   fix="Answer initialize with protocolVersion, capabilities and serverInfo.")
 def check_init(ctx: ComplianceContext) -> Outcome:
@@ -50,7 +58,8 @@ def check_init(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "lifecycle-proto-version", Category.LIFECYCLE, "Returns a valid YYYY-MM-DD protocol version",
-                  required=True, spec=f"{LIFECYCLE}#version-negotiation", lighthouse=("proto-init-version",),
+                  required=True, revisions=HANDSHAKE,
+                  spec=f"{LIFECYCLE}#version-negotiation", lighthouse=("proto-init-version",),
                   why="The client decides from protocolVersion which rules the rest of the session follows.",
                   fix="Answer with the offered revision when you support it, else with one you support.")
 def check_proto_version(ctx: ComplianceContext) -> Outcome:
@@ -65,12 +74,16 @@ def check_proto_version(ctx: ComplianceContext) -> Outcome:
 @compliance_check(
     "lifecycle-server-info", Category.LIFECYCLE, "serverInfo has a name and a version",
                   spec=f"{LIFECYCLE}#initialization", lighthouse=("bp-server-info",),
-                  why="serverInfo (an Implementation) requires name and version; clients show and log them.",
-                  fix="Set serverInfo to {name, version} (title is optional).")
+                  why="serverInfo (an Implementation) requires name and version; clients show and log them. "
+                  "Since 2026-07-28 it travels in each result's _meta (io.modelcontextprotocol/serverInfo).",
+                  fix="Set serverInfo to {name, version} (title is optional); since 2026-07-28 in the result's _meta.")
 def check_server_info(ctx: ComplianceContext) -> Outcome:
-    info = _init_result(ctx).get("serverInfo")
+    if (not_evaluable := _no_discover(ctx)) is not None:
+        return not_evaluable
+    result = _init_result(ctx)
+    info = result_meta(result).get(SERVER_INFO_KEY) if ctx.stateless else result.get("serverInfo")
     if not isinstance(info, dict):
-        return failed("serverInfo is missing or not an object")
+        return failed(f"{'_meta.' + SERVER_INFO_KEY if ctx.stateless else 'serverInfo'} is missing or not an object")
     missing = [key for key in ("name", "version") if not isinstance(info.get(key), str) or not info.get(key)]
     if missing:
         return failed(f"serverInfo lacks {' and '.join(missing)}")
@@ -82,6 +95,8 @@ def check_server_info(ctx: ComplianceContext) -> Outcome:
                   why="Capabilities tell the client which features it may use; without them it can use none.",
                   fix="Answer initialize with capabilities, e.g. {\"tools\": {}} for a tool server.")
 def check_capabilities(ctx: ComplianceContext) -> Outcome:
+    if (not_evaluable := _no_discover(ctx)) is not None:
+        return not_evaluable
     capabilities = _init_result(ctx).get("capabilities")
     if not isinstance(capabilities, dict):
         return failed(f"capabilities is {type(capabilities).__name__}, not an object")
@@ -103,7 +118,7 @@ def check_jsonrpc(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("lifecycle-ping", Category.LIFECYCLE, "Responds to ping", required=True,
-                  spec="basic/utilities/ping",
+                  revisions=HANDSHAKE, spec="basic/utilities/ping",
                   why="Clients and hosts use ping to tell a live server from a stuck one.",
                   fix="Answer ping with an empty result {}.")
 def check_ping(ctx: ComplianceContext) -> Outcome:
@@ -121,6 +136,8 @@ def check_ping(ctx: ComplianceContext) -> Outcome:
                   why="Clients may add instructions to the model's context; a non-string breaks them.",
                   fix="Give instructions as a string, or leave it out.")
 def check_instructions(ctx: ComplianceContext) -> Outcome:
+    if (not_evaluable := _no_discover(ctx)) is not None:
+        return not_evaluable
     result = _init_result(ctx)
     if "instructions" not in result:
         return skipped("the server gives no instructions")
@@ -156,17 +173,18 @@ def check_id_match(ctx: ComplianceContext) -> Outcome:
                   fix="Accept string ids and echo them back unchanged.")
 def check_string_id(ctx: ComplianceContext) -> Outcome:
     request_id = "hookconf-string-id-1"
-    answer = ctx.send_json({"jsonrpc": "2.0", "id": request_id, "method": "ping"}, expect_id=request_id)
+    method = ctx.keepalive_method
+    answer = ctx.send_json(ctx.conformant({"jsonrpc": "2.0", "id": request_id, "method": method}), expect_id=request_id)
     if answer.response is None:
-        return failed("a ping with a string id got no answer carrying that id")
+        return failed(f"a {method} with a string id got no answer carrying that id")
     if is_error(answer.response):
-        return failed(f"a ping with a string id was answered with {describe(answer.response)}")
+        return failed(f"a {method} with a string id was answered with {describe(answer.response)}")
     return passed("string id echoed")
 
 
 @compliance_check(
     "lifecycle-version-negotiate", Category.LIFECYCLE, "Answers an unknown protocol version with one it supports",
-                  spec=f"{LIFECYCLE}#version-negotiation", fresh_session=True,
+                  revisions=HANDSHAKE, spec=f"{LIFECYCLE}#version-negotiation", fresh_session=True,
                   why="A server must answer an unsupported requested version with a version it supports, "
                   "so that old and new clients can still connect.",
                   fix="When the offered protocolVersion is unknown, answer with your latest supported revision.")
@@ -184,7 +202,7 @@ def check_version_negotiate(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("lifecycle-reinit-reject", Category.LIFECYCLE, "Rejects a second initialize",
-                  spec=f"{LIFECYCLE}#initialization", fresh_session=True,
+                  revisions=HANDSHAKE, spec=f"{LIFECYCLE}#initialization", fresh_session=True,
                   why="Initialization happens once per session; a second one would silently reset its state.",
                   fix="Answer an initialize on an initialized session with an error (e.g. -32600).")
 def check_reinit_reject(ctx: ComplianceContext) -> Outcome:
@@ -236,7 +254,7 @@ def _quiet_request(session: McpSession, method: str, params: JsonObject) -> Json
 
 
 @compliance_check("lifecycle-logging", Category.LIFECYCLE, "logging/setLevel is accepted", required=True,
-                  capability="logging", spec="server/utilities/logging",
+                  capability="logging", revisions=HANDSHAKE, spec="server/utilities/logging",
                   why="A server that declares logging must let the client choose the level.",
                   fix="Answer logging/setLevel with {} and honour the level, or do not declare logging.")
 def check_logging(ctx: ComplianceContext) -> Outcome:
@@ -285,7 +303,7 @@ def _completion_ref(ctx: ComplianceContext) -> JsonObject | None:
 
 @compliance_check(
     "lifecycle-cancellation", Category.LIFECYCLE, "Tolerates a cancellation for an unknown request",
-                  spec="basic/utilities/cancellation",
+                  revisions=HANDSHAKE, spec="basic/utilities/cancellation",
                   why="Cancellations race with responses; a server must ignore one for a request it finished.",
                   fix="Ignore notifications/cancelled for unknown or finished request ids.")
 def check_cancellation(ctx: ComplianceContext) -> Outcome:
@@ -296,7 +314,7 @@ def check_cancellation(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "lifecycle-progress", Category.LIFECYCLE, "Tolerates a progress notification it did not ask for",
-                  spec="basic/utilities/progress",
+                  revisions=HANDSHAKE, spec="basic/utilities/progress",
                   why="Unknown progress tokens must be ignored, not crash the server.",
                   fix="Ignore notifications/progress with tokens you do not know.")
 def check_progress(ctx: ComplianceContext) -> Outcome:
@@ -307,7 +325,7 @@ def check_progress(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "lifecycle-list-changed", Category.LIFECYCLE, "list_changed only for capabilities declared with listChanged",
-                  spec="server/tools#list-changed-notification",
+                  revisions=HANDSHAKE, spec="server/tools#list-changed-notification",
                   why="A client subscribes to list changes only where the server declared listChanged: true.",
                   fix="Declare listChanged: true for every list whose changes you announce, or stop announcing them.",
                   after_all=True)
@@ -357,7 +375,7 @@ def _undeclared_client_feature(ctx: ComplianceContext, method: str) -> Outcome:
 
 @compliance_check(
     "lifecycle-sampling-capability", Category.LIFECYCLE, "No sampling requests to a client without sampling",
-                  spec="client/sampling",
+                  revisions=HANDSHAKE, spec="client/sampling",
                   why="Servers may ask for sampling only when the client declared the sampling capability.",
                   fix="Check the client's capabilities before sending sampling/createMessage.", after_all=True)
 def check_sampling_capability(ctx: ComplianceContext) -> Outcome:
@@ -366,7 +384,7 @@ def check_sampling_capability(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "lifecycle-roots-capability", Category.LIFECYCLE, "No roots requests to a client without roots",
-                  spec="client/roots",
+                  revisions=HANDSHAKE, spec="client/roots",
                   why="Servers may ask for roots only when the client declared the roots capability.",
                   fix="Check the client's capabilities before sending roots/list.", after_all=True)
 def check_roots_capability(ctx: ComplianceContext) -> Outcome:
@@ -387,17 +405,18 @@ def check_elicitation_capability(ctx: ComplianceContext) -> Outcome:
                   why="_meta is open for extension; unknown keys must not make a request fail.",
                   fix="Ignore _meta keys you do not know.")
 def check_meta_tolerance(ctx: ComplianceContext) -> Outcome:
-    response = ctx.request("ping", {"_meta": {"dev.hookconf/probe": {"nested": True}}})
+    method = ctx.keepalive_method
+    response = ctx.request(method, {"_meta": {"dev.hookconf/probe": {"nested": True}}})
     if response is None:
-        return failed("a ping with unknown _meta got no answer")
+        return failed(f"a {method} with unknown _meta got no answer")
     if is_error(response):
-        return failed(f"a ping with unknown _meta was answered with {describe(response)}")
+        return failed(f"a {method} with unknown _meta was answered with {describe(response)}")
     return passed("unknown _meta ignored")
 
 
 @compliance_check(
     "lifecycle-init-time", Category.LIFECYCLE, f"initialize answered within {INIT_TIME_BUDGET_MS // 1000} s of spawn",
-                  spec=f"{LIFECYCLE}#initialization", lighthouse=("perf-init-time",),
+                  revisions=HANDSHAKE, spec=f"{LIFECYCLE}#initialization", lighthouse=("perf-init-time",),
                   why="Hosts start servers on demand; a slow start delays the user's first request.",
                   fix="Defer heavy work (indexes, network) until a request needs it.")
 def check_init_time(ctx: ComplianceContext) -> Outcome:

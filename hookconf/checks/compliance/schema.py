@@ -49,7 +49,7 @@ def _tool_schema_problem(tool: JsonObject) -> str | None:
 
 @compliance_check(
     "tools-schema", Category.SCHEMA, "Every tool has a name and an object inputSchema", required=True,
-                  capability="tools", spec="server/tools#tool",
+                  capability="tools", stateless_required=False, spec="server/tools#tool",
                   lighthouse=("schema-tool-name", "schema-tool-input-schema"),
                   why="Clients build the model's function list from name and inputSchema.",
                   fix="Give every tool a name and an inputSchema with \"type\": \"object\".")
@@ -147,7 +147,7 @@ def check_name_format(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("resources-schema", Category.SCHEMA, "Resources have a uri and a name", required=True,
-                  capability="resources", spec="server/resources#resource",
+                  capability="resources", stateless_required=False, spec="server/resources#resource",
                   why="A resource without uri cannot be read; without name it cannot be shown.",
                   fix="Give every resource a uri and a name.")
 def check_resources_schema(ctx: ComplianceContext) -> Outcome:
@@ -160,7 +160,7 @@ def check_resources_schema(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("prompts-schema", Category.SCHEMA, "Prompts have a name", required=True, capability="prompts",
-                  spec="server/prompts#prompt",
+                  stateless_required=False, spec="server/prompts#prompt",
                   why="Prompts are fetched by name.", fix="Give every prompt a name.")
 def check_prompts_schema(ctx: ComplianceContext) -> Outcome:
     prompts = ctx.listing("prompts/list", "prompts").items

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hookconf.checks.compliance.catalog import (
+    HANDSHAKE,
     Category,
     Outcome,
     compliance_check,
@@ -360,7 +361,8 @@ def _ping_body(request_id: str) -> str:
                   why="Without Origin validation a web page can reach a local server through DNS rebinding.",
                   fix="Answer requests whose Origin is not yours with 403.")
 def check_origin(ctx: ComplianceContext) -> Outcome:
-    reply = ctx.http.raw_request("POST", body=_ping_body("hookconf-origin-1"), headers={"Origin": "http://evil.example"})
+    reply = ctx.http.raw_request("POST", body=ctx.keepalive_body("hookconf-origin-1"),
+                                 headers={"Origin": "http://evil.example"})
     if reply.status == 403:
         return passed("a foreign Origin was refused with 403")
     if 400 <= reply.status < 500:
@@ -382,7 +384,7 @@ def check_cors(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("security-session-entropy", Category.SECURITY, "Session ids are long and random", transport="http",
-                  spec="basic/transports#session-management",
+                  revisions=HANDSHAKE, spec="basic/transports#session-management",
                   why="Guessable session ids let one client take over another's session.",
                   fix="Use a cryptographically random id of at least 128 bits (e.g. a UUID4 or 32 hex digits).")
 def check_session_entropy(ctx: ComplianceContext) -> Outcome:
@@ -402,14 +404,17 @@ def _auth_skip(ctx: ComplianceContext) -> Outcome | None:
     return None
 
 
-def _initialize_body(request_id: str) -> str:
-    """An initialize needs no session, so the answer to it can only be about the credential."""
+def _initialize_body(ctx: ComplianceContext, request_id: str) -> str:
+    """An initialize (server/discover since 2026-07-28) needs no session, so the answer to it can only be
+    about the credential."""
+    if ctx.stateless:
+        return ctx.keepalive_body(request_id)
     return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "hookconf", "version": "0"}}})
 
 
 def _without_auth(ctx: ComplianceContext, session: bool = False, **kwargs: Any) -> Any:
-    body = _ping_body("hookconf-noauth-1") if session else _initialize_body("hookconf-noauth-1")
+    body = _ping_body("hookconf-noauth-1") if session else _initialize_body(ctx, "hookconf-noauth-1")
     return ctx.http.raw_request("POST", body=body, headers={"Authorization": ""}, session=session, **kwargs)
 
 
@@ -447,7 +452,7 @@ def check_www_authenticate(ctx: ComplianceContext) -> Outcome:
 def check_auth_malformed(ctx: ComplianceContext) -> Outcome:
     if (skip := _auth_skip(ctx)) is not None:
         return skip
-    reply = ctx.http.raw_request("POST", body=_initialize_body("hookconf-badauth-1"), session=False,
+    reply = ctx.http.raw_request("POST", body=_initialize_body(ctx, "hookconf-badauth-1"), session=False,
                                  headers={"Authorization": "Bearer hookconf-not-a-token"})
     return passed(f"an invalid token was refused ({reply.status})") if reply.status in (401, 403) else failed(
         f"an invalid token was answered {reply.status}")
@@ -455,7 +460,7 @@ def check_auth_malformed(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "security-session-not-auth", Category.SECURITY, "A session id does not replace the credential",
-                  transport="http", spec=AUTH,
+                  transport="http", revisions=HANDSHAKE, spec=AUTH,
                   why="Session ids are not authentication; each request must carry the token.",
                   fix="Check the Authorization header on every request, with or without a session.")
 def check_session_not_auth(ctx: ComplianceContext) -> Outcome:
@@ -522,7 +527,7 @@ def check_tls(ctx: ComplianceContext) -> Outcome:
                   why="A public endpoint without rate limits can be flooded.",
                   fix="Answer excess requests with 429 and Retry-After.")
 def check_rate_limiting(ctx: ComplianceContext) -> Outcome:
-    statuses = [ctx.http.raw_request("POST", body=_ping_body(f"hookconf-rate-{i}")).status for i in range(30)]
+    statuses = [ctx.http.raw_request("POST", body=ctx.keepalive_body(f"hookconf-rate-{i}")).status for i in range(30)]
     if 429 in statuses:
         return passed(f"429 after {statuses.index(429)} requests")
     return skipped("no rate limit met in 30 requests on this endpoint; MCP does not require one")

@@ -6,6 +6,7 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 
 from hookconf.checks.compliance.catalog import (
+    HANDSHAKE,
     Category,
     Outcome,
     compliance_check,
@@ -15,7 +16,7 @@ from hookconf.checks.compliance.catalog import (
     skipped,
     warned,
 )
-from hookconf.checks.compliance.context import ComplianceContext, error_code, is_error
+from hookconf.checks.compliance.context import ComplianceContext, error_code, is_error, not_evaluable_rejection
 from hookconf.checks.compliance.errors import METHOD_NOT_FOUND, unknown_method
 from hookconf.wire.http import SESSION_HEADER, HttpReply, HttpTransport
 
@@ -33,7 +34,7 @@ def _ping(request_id: str) -> str:
 # --- stdio -------------------------------------------------------------------------------------------
 @compliance_check(
     "stdio-framing", Category.TRANSPORT, "stdout carries only newline-delimited JSON-RPC", required=True,
-                  transport="stdio", spec=STDIO,
+                  transport="stdio", stateless_required=False, spec=STDIO,
                   why="The client reads stdout as messages; any other line (a log, a banner) is a protocol error.",
                   fix="Write logs to stderr; write only JSON-RPC messages, one per line, to stdout.", after_all=True)
 def check_framing(ctx: ComplianceContext) -> Outcome:
@@ -85,9 +86,10 @@ def check_unknown_method_recovers(ctx: ComplianceContext) -> Outcome:
                   fix="Accept POST on the endpoint and answer requests with 200.")
 def check_post(ctx: ComplianceContext) -> Outcome:
     first = ctx.http.exchanges[0] if ctx.http.exchanges else None
+    opening = "server/discover" if ctx.stateless else "initialize"
     if first is None or first.status != 200:
-        return failed(f"initialize POST answered with status {first.status if first else 'none'}")
-    return passed("initialize POST answered 200")
+        return failed(f"{opening} POST answered with status {first.status if first else 'none'}")
+    return passed(f"{opening} POST answered 200")
 
 
 @compliance_check(
@@ -105,7 +107,7 @@ def check_content_type(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "transport-content-type-init", Category.TRANSPORT, "The initialize answer has a valid content type",
-                  transport="http", spec=HTTP,
+                  transport="http", revisions=HANDSHAKE, spec=HTTP,
                   why="The first answer decides whether the client can talk to the server at all.",
                   fix="Answer initialize with application/json or text/event-stream.")
 def check_content_type_init(ctx: ComplianceContext) -> Outcome:
@@ -135,7 +137,10 @@ def check_notification_202(ctx: ComplianceContext) -> Outcome:
                   why="A body that is not declared as JSON may not be JSON; accepting it invites confusion attacks.",
                   fix="Answer POSTs whose Content-Type is not application/json with 415 (or 400).")
 def check_content_type_reject(ctx: ComplianceContext) -> Outcome:
-    reply = ctx.http.raw_request("POST", body=_ping("hookconf-ct-1"), headers={"Content-Type": "text/plain"})
+    reply = ctx.http.raw_request("POST", body=ctx.keepalive_body("hookconf-ct-1"),
+                                 headers={"Content-Type": "text/plain"})
+    if (not_evaluable := not_evaluable_rejection(ctx)) is not None:
+        return not_evaluable
     if 400 <= reply.status < 500:
         return passed(f"text/plain rejected with {reply.status}")
     return failed(f"a text/plain POST was answered with {reply.status}")
@@ -143,7 +148,7 @@ def check_content_type_reject(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "transport-session-id", Category.TRANSPORT, "Enforces Mcp-Session-Id after initialization",
-                  transport="http", spec=f"{HTTP}#session-management",
+                  transport="http", revisions=HANDSHAKE, spec=f"{HTTP}#session-management",
                   why="A server that issues session ids must require them, or sessions can be mixed up.",
                   fix="Answer requests without the Mcp-Session-Id header with 400 once you issued one.")
 def check_session_id(ctx: ComplianceContext) -> Outcome:
@@ -157,7 +162,7 @@ def check_session_id(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "transport-session-invalid", Category.TRANSPORT, "Answers 404 for an unknown session id",
-                  transport="http", spec=f"{HTTP}#session-management",
+                  transport="http", revisions=HANDSHAKE, spec=f"{HTTP}#session-management",
                   why="404 tells the client its session is gone and it must initialize again.",
                   fix="Answer requests with an unknown Mcp-Session-Id with 404.")
 def check_session_invalid(ctx: ComplianceContext) -> Outcome:
@@ -186,7 +191,7 @@ def _judge_get(reply: HttpReply, allowed: tuple[int, ...]) -> Outcome:
 
 @compliance_check(
     "transport-get", Category.TRANSPORT, "GET without a session: SSE stream, 405 or 400", transport="http",
-                  spec=f"{HTTP}#listening-for-messages-from-the-server",
+                  revisions=HANDSHAKE, spec=f"{HTTP}#listening-for-messages-from-the-server",
                   why="GET opens the server-to-client stream; a server without one says 405.",
                   fix="Answer GET with text/event-stream or 405 Method Not Allowed.")
 def check_get(ctx: ComplianceContext) -> Outcome:
@@ -195,7 +200,7 @@ def check_get(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "transport-get-stream", Category.TRANSPORT, "GET with the session: SSE stream or 405", transport="http",
-                  spec=f"{HTTP}#listening-for-messages-from-the-server",
+                  revisions=HANDSHAKE, spec=f"{HTTP}#listening-for-messages-from-the-server",
                   why="Within a session, GET is how the server reaches the client outside a request.",
                   fix="Answer GET with the session id with text/event-stream, or 405.")
 def check_get_stream(ctx: ComplianceContext) -> Outcome:
@@ -204,7 +209,7 @@ def check_get_stream(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check("transport-delete", Category.TRANSPORT, "DELETE ends a session, or is 405", transport="http",
                   fresh_session=True,
-                  spec=f"{HTTP}#session-management",
+                  revisions=HANDSHAKE, spec=f"{HTTP}#session-management",
                   why="Clients end sessions with DELETE; a server that does not allow it says 405.",
                   fix="Answer DELETE with the session id with 200/204 (and forget the session), or 405.")
 def check_delete(ctx: ComplianceContext) -> Outcome:
@@ -227,7 +232,7 @@ def check_delete(ctx: ComplianceContext) -> Outcome:
 
 
 def _batch(ctx: ComplianceContext) -> HttpReply:
-    body = json.dumps([json.loads(_ping("hookconf-batch-1")), json.loads(_ping("hookconf-batch-2"))])
+    body = json.dumps([json.loads(ctx.keepalive_body(f"hookconf-batch-{n}")) for n in (1, 2)])
     return ctx.http.raw_request("POST", body=body)
 
 
@@ -240,6 +245,8 @@ def check_batch_reject(ctx: ComplianceContext) -> Outcome:
     answer = reply.messages[0] if reply.messages else None
     if isinstance(answer, list) and any(isinstance(m, dict) and "result" in m for m in answer):
         return failed(f"a batch was processed ({reply.status}, {len(answer)} answers)")
+    if (not_evaluable := not_evaluable_rejection(ctx)) is not None:
+        return not_evaluable
     if reply.status >= 400 or is_error(answer):
         return passed(f"batch rejected ({reply.status})")
     return failed(f"a batch was answered {reply.status} without an error")
@@ -263,16 +270,16 @@ def check_batch_support(ctx: ComplianceContext) -> Outcome:
                   fix="Serve POSTs concurrently and route each answer to its own request.")
 def check_concurrent(ctx: ComplianceContext) -> Outcome:
     with ThreadPoolExecutor(CONCURRENT_REQUESTS) as pool:
-        answers = list(pool.map(lambda _: ctx.request("ping"), range(CONCURRENT_REQUESTS)))
+        answers = list(pool.map(lambda _: ctx.request(ctx.keepalive_method), range(CONCURRENT_REQUESTS)))
     good = sum(1 for a in answers if a is not None and not is_error(a))
     if good < CONCURRENT_REQUESTS:
-        return failed(f"{good} of {CONCURRENT_REQUESTS} concurrent pings answered")
-    return passed(f"{CONCURRENT_REQUESTS} concurrent pings answered")
+        return failed(f"{good} of {CONCURRENT_REQUESTS} concurrent {ctx.keepalive_method} requests answered")
+    return passed(f"{CONCURRENT_REQUESTS} concurrent {ctx.keepalive_method} requests answered")
 
 
 @compliance_check(
     "transport-sse-event-field", Category.TRANSPORT, "SSE events carrying messages are 'message' events",
-                  transport="http", spec=HTTP,
+                  transport="http", revisions=HANDSHAKE, spec=HTTP,
                   why="Clients listen for the default 'message' event; other event names are not delivered.",
                   fix="Send JSON-RPC messages as `event: message` (or with no event field).", after_all=True)
 def check_sse_event_field(ctx: ComplianceContext) -> Outcome:

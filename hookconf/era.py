@@ -1,0 +1,214 @@
+"""Which protocol era a server speaks, decided by one conformant server/discover, and the session that speaks it.
+
+2026-07-28 is stateless (server/discover, `_meta` on every request); the earlier revisions start with the
+initialize handshake. A DiscoverResult or a JSON-RPC error with a code only the stateless era defines
+selects 2026-07-28; anything else (-32601, other errors, an HTTP error page, silence) the handshake era.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+
+from hookconf import AUTO_SPEC_VERSION, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, STATELESS_REVISIONS
+from hookconf.config import ServerConfig
+from hookconf.errors import RequestTimeoutError, ServerStartError, TransportClosedError
+from hookconf.session import (
+    STATELESS_REVISION,
+    McpSession,
+    discover_message,
+    is_discover_result,
+    open_session,
+    stateless_meta,
+)
+from hookconf.wire.http import HttpTransport
+from hookconf.wire.process import ServerProcess
+from hookconf.wire.recording import Recording
+from hookconf.wire.transport import JsonObject
+
+STATELESS_ERROR_CODES = (-32020, -32021, -32022)  # header mismatch, missing client capability, unsupported version
+PROBE_ID = "hookconf-era-probe"
+STDERR_LINES = 5
+
+
+@dataclass(frozen=True)
+class Era:
+    """The revision graded, how it was chosen, and what the user should know about that choice."""
+
+    revision: str
+    detection: str
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return "stateless" if self.revision in STATELESS_REVISIONS else "handshake"
+
+
+@dataclass(frozen=True)
+class ProbeAnswer:
+    response: JsonObject | None  # the JSON-RPC answer to server/discover; None when there was none
+    note: str  # what came back, for the detection text
+    exited: str | None = None  # how the server ended when it exited on the probe
+    http_status: int | None = None
+
+    @property
+    def stateless(self) -> bool:
+        code = _error_code(self.response)
+        return is_discover_result(self.response) or code in STATELESS_ERROR_CODES
+
+
+@dataclass
+class Connection:
+    """The session talking in the chosen era, and the era."""
+
+    session: McpSession
+    era: Era
+    sessions: list[McpSession] = field(default_factory=list)  # every one opened, the caller closes them
+
+
+def connect(server: ServerConfig, timeout_s: float, spec_version: str = AUTO_SPEC_VERSION,
+            process: ServerProcess | None = None) -> Connection:
+    """Open the server and talk to it in the pinned era, or in the one a server/discover probe selects."""
+    session = open_session(server, timeout_s, process=process)
+    try:
+        if spec_version in HANDSHAKE_REVISIONS:
+            return _pinned_handshake(session, spec_version)
+        if spec_version in STATELESS_REVISIONS:
+            return _pinned_stateless(session, spec_version)
+        return _detect(session, server, timeout_s)
+    except BaseException:
+        session.close()
+        raise
+
+
+def _pinned_handshake(session: McpSession, revision: str) -> Connection:
+    identity = session.initialize(offer=revision)
+    warnings: tuple[str, ...] = ()
+    if identity.protocol_version != revision:
+        warnings = (f"Pinned to {revision}, but the server answered initialize with {identity.protocol_version}; "
+                    f"graded as {identity.protocol_version}.",)
+    era = Era(identity.protocol_version, f"pinned with --spec-version {revision}", warnings)
+    return Connection(session, era, [session])
+
+
+def _pinned_stateless(session: McpSession, revision: str) -> Connection:
+    answer = probe(session)
+    if answer.exited is not None:
+        raise ServerStartError(f"server {answer.exited} on server/discover (pinned to {revision}); "
+                               "run with --spec-version auto to grade its handshake era")
+    session.discover(answered=answer.response or {})
+    warnings: tuple[str, ...] = ()
+    if not is_discover_result(answer.response):
+        warnings = (f"server/discover got {answer.note}: the server does not speak {revision}, and the checks that "
+                    f"need it fail as not evaluable. Run with --spec-version auto to grade the era it speaks.",)
+    return Connection(session, Era(revision, f"pinned with --spec-version {revision}", warnings), [session])
+
+
+def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Connection:
+    answer = probe(session)
+    if answer.stateless:
+        # Over HTTP the probe went through a throwaway client: the audit's own first exchange is a discover too.
+        session.discover(answered=None if isinstance(session.transport, HttpTransport) else answer.response)
+        return Connection(session, Era(STATELESS_REVISION, _detected(answer), _dual_era_warnings(answer)), [session])
+    if answer.exited is None:
+        identity = session.initialize()
+        return Connection(session, Era(identity.protocol_version, _detected(answer)), [session])
+    session.close()
+    fresh = open_session(server, timeout_s)
+    try:
+        identity = fresh.initialize()
+    except ServerStartError as exc:
+        fresh.close()
+        raise ServerStartError(f"server {answer.exited} on the server/discover probe, and a fresh instance exits "
+                               f"at startup as well, before answering initialize: check the command, its "
+                               f"arguments and its environment.\n{exc}") from None
+    warning = (f"The server {answer.exited} on the 2026-07-28 server/discover probe; a fresh instance was started "
+               f"and graded as {identity.protocol_version} (handshake era). Pin --spec-version "
+               f"{LATEST_HANDSHAKE_REVISION} to skip the probe.")
+    return Connection(fresh, Era(identity.protocol_version, _detected(answer), (warning,)), [fresh])
+
+
+def _detected(answer: ProbeAnswer) -> str:
+    era = STATELESS_REVISION if answer.stateless else "legacy"
+    if is_discover_result(answer.response):
+        return f"server/discover answered with supportedVersions [{', '.join(map(str, _supported(answer)))}]"
+    return f"server/discover {answer.note}, {era}"
+
+
+def _supported(answer: ProbeAnswer) -> list[Any]:
+    return list(((answer.response or {}).get("result") or {}).get("supportedVersions") or [])
+
+
+def _dual_era_warnings(answer: ProbeAnswer) -> tuple[str, ...]:
+    handshake = [v for v in _supported(answer) if v in HANDSHAKE_REVISIONS]
+    if not handshake:
+        return ()
+    return (dual_era_warning(str(handshake[-1]), "its supportedVersions list it"),)
+
+
+def dual_era_warning(other: str, evidence: str) -> str:
+    return (f"The server is dual-era: it also speaks {other} (handshake era; {evidence}). This report grades "
+            f"{STATELESS_REVISION}; run again with --spec-version {other} to grade its handshake side.")
+
+
+# --- the probe ---------------------------------------------------------------------------------------
+def probe(session: McpSession) -> ProbeAnswer:
+    """One conformant server/discover, bounded without a fixed wait.
+
+    On stdio it is followed by a ping, the one request the handshake era allows before initialize: a
+    server reads its input in order, so once the ping is answered a discover answer that has not come is
+    not coming. Over HTTP the POST's own answer decides; a throwaway client keeps the probe's session
+    id, if a legacy server issues one, away from the audit's session.
+    """
+    if isinstance(session.transport, HttpTransport):
+        return _probe_http(session.transport, session.timeout_s)
+    raw = json.dumps(discover_message(PROBE_ID))
+    try:
+        response = session.transport.send_then_ping(raw, PROBE_ID, session.timeout_s)
+    except TransportClosedError:
+        return ProbeAnswer(None, "made the server exit", exited=_exit_note(session))
+    except RequestTimeoutError:
+        return ProbeAnswer(None, "got no answer (nor did a ping after it)")
+    return ProbeAnswer(response, _describe(response))
+
+
+def _probe_http(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
+    transport = HttpTransport(main.url, Recording(), main.configured_headers, timeout_s)
+    transport.meta = stateless_meta()
+    transport.protocol_version = STATELESS_REVISION
+    try:
+        reply = transport.raw_request("POST", body=json.dumps(discover_message(PROBE_ID)), session=False,
+                                      timeout_s=timeout_s)
+    except httpx2.HTTPError as exc:
+        return ProbeAnswer(None, f"got no answer ({type(exc).__name__})")
+    finally:
+        transport.close()
+    response = next((m for m in reply.messages if isinstance(m, dict) and "method" not in m), None)
+    note = f"answered HTTP {reply.status}" + (f" with {_describe(response).removeprefix('answered with ')}"
+                                              if response else "")
+    return ProbeAnswer(response, note, http_status=reply.status)
+
+
+def _describe(response: JsonObject | None) -> str:
+    if response is None:
+        return "got no answer"
+    code = _error_code(response)
+    if code is not None:
+        return f"answered with JSON-RPC error {code}"
+    return "answered with a result that is not a DiscoverResult"
+
+
+def _error_code(response: Any) -> Any:
+    error = response.get("error") if isinstance(response, dict) else None
+    return error.get("code") if isinstance(error, dict) else None
+
+
+def _exit_note(session: McpSession) -> str:
+    process = session.process
+    code = process.exit_code(wait_s=1.0) if process is not None else None
+    note = "exited" if code is None else f"exited with code {code}"
+    tail = process.stderr_tail(STDERR_LINES) if process is not None else ""
+    return note + (f" (its stderr ends with: {tail})" if tail else " (it wrote nothing to stderr)")
