@@ -18,7 +18,8 @@ from hookconf.fleet.errors import StoreError
 from hookconf.fleet.store import FleetStore
 from hookconf.fleet.tables import STATUS_ORDER, FleetTables, build_tables, latest_audited, status_shares
 
-SCORES_NOTE = ("Cells: hook score (grade; '-' where no compliance grade was measured), or why there is no audit. "
+SCORES_NOTE = ("Cells: the hook score, then the compliance grade and score where the compliance suite ran; "
+               "or why there is no audit. "
                "Suite columns: mean status points of the latest audited version (pass 100, warn 60, "
                "indeterminate 50, fail 0; skips left out).")
 REGRESSIONS_NOTE = ("Consecutive audited versions of each server in version order. worse/better: checks whose "
