@@ -17,6 +17,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 import tomllib
@@ -40,6 +41,13 @@ def install() -> tuple[Path, Path]:
         subprocess.run([uv, "venv", "-q", str(venv)], check=True)
         subprocess.run([uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python"), *PYPI_PACKAGES],
                        check=True)
+    # Everything byte-compiled, as pip leaves an install, so that no side (hookconf, lighthouse, the
+    # Python servers) compiles its sources at every start where __pycache__ is not written
+    # (PYTHONDONTWRITEBYTECODE); a no-op when already compiled.
+    theirs = next((venv / "lib").glob("python3*/site-packages"))
+    for tree in (ROOT / "hookconf", Path(sysconfig.get_paths()["purelib"]), theirs):
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", str(tree)], check=False,
+                       capture_output=True)  # a package shipping a file that does not compile is not ours to fix
     return npm, venv
 
 

@@ -109,7 +109,10 @@ class PypiInstaller(Installer):
         uv = find_uv()
         python = target.python or sys.executable
         run_installer([uv, "venv", "--quiet", "--python", python, str(prefix)], f"uv venv --python {python}")
-        argv = [uv, "pip", "install", "--quiet", "--python", str(venv_python(prefix))]
+        # Byte-compiled at install, as pip does by default: otherwise a server whose interpreter may
+        # not write __pycache__ compiles its whole dependency tree at every start, and its start-up
+        # figure measures that rather than the server.
+        argv = [uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", str(venv_python(prefix))]
         if target.find_links:
             argv += ["--no-index", "--find-links", target.find_links]
         run_installer([*argv, str(target.install_spec)], f"uv pip install {target.install_spec}")
