@@ -27,7 +27,7 @@ from hookconf.report.model import (
     summarize,
 )
 from hookconf.scoring import server_score, tool_score
-from hookconf.session import McpSession
+from hookconf.session import McpSession, close_together
 from hookconf.verdicts import Status
 from hookconf.wire.process import ServerProcess
 from hookconf.wire.transport import JsonObject
@@ -107,8 +107,7 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
     finally:
         if compliance is not None:
             compliance.finish()
-        for opened in compliance.sessions if compliance is not None else [session]:
-            opened.close()
+        close_together(compliance.sessions if compliance is not None else [session])
     tool_entries = [t.model_copy(update={"calls": session.calls_by_tool[t.name]}) for t in tool_entries]
     entries.extend(_violation_entries(session))
     report = Report(

@@ -6,6 +6,7 @@ import contextlib
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -319,6 +320,12 @@ class McpSession:
     def close(self) -> None:
         self.transport.close()
 
+    def close_in_background(self) -> threading.Thread:
+        """Close without waiting: a server may take a while to exit; join the thread before reporting."""
+        closing = threading.Thread(target=self.close, name="hookconf-close", daemon=True)
+        closing.start()
+        return closing
+
     def resource_figures(self) -> ResourceFigures | None:
         if self.process is None:
             return None
@@ -332,6 +339,12 @@ def _error_text(error: Any) -> str:
     if isinstance(error, dict):
         return f"JSON-RPC error {error.get('code')}: {error.get('message')}"
     return repr(error)
+
+
+def close_together(sessions: Iterable[McpSession]) -> None:
+    """Close every session at once rather than one exit grace after another."""
+    for closing in [session.close_in_background() for session in sessions]:
+        closing.join()
 
 
 def open_session(server: ServerConfig, timeout_s: float, start_process: bool = True,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +42,7 @@ class ComplianceContext:
     other_recordings: list[Recording] = field(default_factory=list)  # of fresh sessions and restarts
     warnings: list[str] = field(default_factory=list)  # for the report, e.g. a dual-era server
     _spare: McpSession | None = None  # a fresh stdio server started ahead, booting while other checks run
+    _closing: list[threading.Thread] = field(default_factory=list)  # fresh sessions on their way out
 
     # --- what the server declared ----------------------------------------------------------------
     @property
@@ -181,18 +183,23 @@ class ComplianceContext:
             self._spare = self._open_fresh()
 
     def close_spare(self) -> None:
+        """Stop the spare if no check used it, and wait for the fresh sessions still closing."""
         if self._spare is not None:
-            self._spare.close()
+            self._closing.append(self._spare.close_in_background())
             self._spare = None
+        for closing in self._closing:
+            closing.join()
+        self._closing.clear()
 
     @contextlib.contextmanager
     def fresh_session(self) -> Iterator[McpSession]:
-        """A new process (stdio) or a new HTTP session, not yet initialized; closed afterwards."""
+        """A new process (stdio) or a new HTTP session, not yet initialized; closed afterwards (its
+        server exits while the next checks run)."""
         session, self._spare = self._spare or self._open_fresh(), None
         try:
             yield session
         finally:
-            session.close()
+            self._closing.append(session.close_in_background())
 
     def _open_fresh(self) -> McpSession:
         session = open_session(self.config.server, self.session.timeout_s, start_process=False)
