@@ -30,6 +30,12 @@ class Paint:
         return self(text, "32" if score >= 90 else "33" if score >= 50 else "31")
 
 
+def _era_lines(report: Report) -> list[str]:
+    """The protocol era and why (probe answer or pin), then the warnings, e.g. a dual-era server's."""
+    lines = [f"era {report.era} ({report.detection})"] if report.era else []
+    return lines + [f"warning: {warning}" for warning in report.warnings]
+
+
 def render(report: Report, *, colour: bool = False) -> str:
     paint = Paint(colour)
     server = report.server
@@ -38,6 +44,7 @@ def render(report: Report, *, colour: bool = False) -> str:
     lines = [
         f"hookconf {report.tool.version} - hook readiness of {server.name}",
         f"server {name} {version} | protocol {server.protocol_version} | {server.transport}",
+        *_era_lines(report),
         "",
     ]
     scores = {tool.name: tool for tool in report.tools}
