@@ -19,6 +19,9 @@ from hookconf.session import McpSession, open_session
 from hookconf.verdicts import Status
 
 SERVER_SCOPE = "(server)"
+# After a request timed out: how long a ping may take before the server counts as hung. A server
+# that is merely slow on one request answers a ping at once.
+HUNG_PROBE_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,7 @@ class ComplianceRun:
     compliance: Compliance
     entries: list[ResultEntry] = field(default_factory=list)
     sessions: list[McpSession] = field(default_factory=list)  # every session opened; the caller closes them
+    unreachable: str | None = None  # set when a server hookconf cannot restart stopped answering
 
     def finish(self) -> None:
         """Stop the spare server if no check used it."""
@@ -89,12 +93,33 @@ def run_compliance(run: ComplianceRun) -> ComplianceRun:
 
 def _run_one(check: ComplianceCheck, ctx: ComplianceContext, run: ComplianceRun) -> ResultEntry:
     started = time.monotonic()
-    reason = gate(check, ctx)
-    outcome = skipped(reason) if reason else _run_guarded(check, ctx)
-    if reason is None and not ctx.session.server_alive():
+    reason = gate(check, ctx) or run.unreachable
+    if reason is not None:
+        return _entry(check, skipped(reason), (time.monotonic() - started) * 1000, ctx.revision)
+    timeouts = ctx.session.transport.timeouts
+    outcome = _run_guarded(check, ctx)
+    if not ctx.session.server_alive():
         outcome = failed(f"server died under this check: {_death_note(ctx.session)}")
         _restart(ctx, run)
+    elif ctx.session.transport.timeouts > timeouts and not ctx.session.responsive(HUNG_PROBE_S):
+        outcome = _hung(outcome)
+        _replace_hung_server(ctx, run, check.id)
     return _entry(check, outcome, (time.monotonic() - started) * 1000, ctx.revision)
+
+
+def _hung(outcome: Outcome) -> Outcome:
+    note = "the server hung under this check: a request timed out and a ping got no answer either"
+    return failed(f"{outcome.details}; {note}" if outcome.status is Status.FAIL else note)
+
+
+def _replace_hung_server(ctx: ComplianceContext, run: ComplianceRun, check_id: str) -> None:
+    """Without this every later check would wait out its own timeout. A server hookconf started is
+    killed and started again; one it merely reaches cannot be, so the remaining checks are skipped."""
+    if ctx.session.process is None:
+        run.unreachable = f"not run: the server stopped answering under {check_id}"
+        return
+    ctx.session.close()
+    _restart(ctx, run)
 
 
 def _run_guarded(check: ComplianceCheck, ctx: ComplianceContext) -> Outcome:

@@ -297,10 +297,10 @@ class McpSession:
         with contextlib.suppress(TransportClosedError):
             self.transport.notify("notifications/cancelled", {"requestId": request_id, "reason": "timeout"})
 
-    def responsive(self) -> bool:
+    def responsive(self, timeout_s: float | None = None) -> bool:
         """Whether the server still answers a ping (server/discover since 2026-07-28) within the timeout."""
         try:
-            self.transport.request(self.transport.keepalive_method, None, self.timeout_s)
+            self.transport.request(self.transport.keepalive_method, None, timeout_s or self.timeout_s)
         except (RequestTimeoutError, TransportClosedError):
             return False
         return True

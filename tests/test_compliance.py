@@ -154,6 +154,24 @@ def test_a_server_that_dies_is_restarted_for_the_checks_after() -> None:
         (r.id, r.details) for r in report.results if r.id in later and r.status == "fail"]
 
 
+def test_a_server_that_hangs_is_replaced_rather_than_waited_out_by_every_later_check() -> None:
+    timeout_s = 2.0
+    config = parse_config({"server": stdio_server(SCRIPT, "--defect", "hang-on-invalid-json"),
+                           "suites": [COMPLIANCE_SUITE], "timeoutMs": int(timeout_s * 1000)})
+    started = time.monotonic()
+    report = run_audit(config, RunOptions(suites=(COMPLIANCE_SUITE,)))
+    elapsed = time.monotonic() - started
+    status, details = verdict(report, "error-invalid-json")
+    assert status == "fail"
+    assert "the server hung under this check" in details
+    order = [r.id for r in report.results if r.id]
+    later = order[order.index("error-invalid-json") + 1:]
+    assert all(statuses(report)[c] != "fail" for c in later if c != "error-parse-code"), [
+        (r.id, r.details) for r in report.results if r.id in later and r.status == "fail"]
+    # One timeout and one ping probe for the hang, not one timeout per later check (about 40 of them).
+    assert elapsed < 5 * timeout_s + 10, elapsed
+
+
 @pytest.mark.http
 def test_auth_checks_with_a_token() -> None:
     server = http_server(SCRIPT)

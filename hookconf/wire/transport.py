@@ -36,6 +36,7 @@ class Transport(ABC):
         self._pending: dict[Any, Future[JsonObject]] = {}
         self._lock = threading.Lock()
         self._closed_reason: str | None = None
+        self.timeouts = 0  # requests that got no answer in time: a hint that the server may be hung
 
     def next_id(self) -> int:
         return next(self._ids)
@@ -54,6 +55,7 @@ class Transport(ABC):
             self.send(message)
             return future.result(timeout=timeout_s)
         except FutureTimeout:
+            self.timeouts += 1
             raise RequestTimeoutError(
                 f"no answer to {message.get('method')!r} within {timeout_s:g} s"
             ) from None
