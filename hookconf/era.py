@@ -8,7 +8,7 @@ selects 2026-07-28; anything else (-32601, other errors, an HTTP error page, sil
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import httpx2
@@ -52,7 +52,6 @@ class ProbeAnswer:
     response: JsonObject | None  # the JSON-RPC answer to server/discover; None when there was none
     note: str  # what came back, for the detection text
     exited: str | None = None  # how the server ended when it exited on the probe
-    http_status: int | None = None
 
     @property
     def stateless(self) -> bool:
@@ -60,13 +59,12 @@ class ProbeAnswer:
         return is_discover_result(self.response) or code in STATELESS_ERROR_CODES
 
 
-@dataclass
+@dataclass(frozen=True)
 class Connection:
-    """The session talking in the chosen era, and the era."""
+    """The session talking in the chosen era (the caller closes it), and the era."""
 
     session: McpSession
     era: Era
-    sessions: list[McpSession] = field(default_factory=list)  # every one opened, the caller closes them
 
 
 def connect(server: ServerConfig, timeout_s: float, spec_version: str = AUTO_SPEC_VERSION,
@@ -91,7 +89,7 @@ def _pinned_handshake(session: McpSession, revision: str) -> Connection:
         warnings = (f"Pinned to {revision}, but the server answered initialize with {identity.protocol_version}; "
                     f"graded as {identity.protocol_version}.",)
     era = Era(identity.protocol_version, f"pinned with --spec-version {revision}", warnings)
-    return Connection(session, era, [session])
+    return Connection(session, era)
 
 
 def _pinned_stateless(session: McpSession, revision: str) -> Connection:
@@ -104,7 +102,7 @@ def _pinned_stateless(session: McpSession, revision: str) -> Connection:
     if not is_discover_result(answer.response):
         warnings = (f"server/discover got {answer.note}: the server does not speak {revision}, and the checks that "
                     f"need it fail as not evaluable. Run with --spec-version auto to grade the era it speaks.",)
-    return Connection(session, Era(revision, f"pinned with --spec-version {revision}", warnings), [session])
+    return Connection(session, Era(revision, f"pinned with --spec-version {revision}", warnings))
 
 
 def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Connection:
@@ -112,10 +110,10 @@ def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Conn
     if answer.stateless:
         # Over HTTP the probe went through a throwaway client: the audit's own first exchange is a discover too.
         session.discover(answered=None if isinstance(session.transport, HttpTransport) else answer.response)
-        return Connection(session, Era(STATELESS_REVISION, _detected(answer), _dual_era_warnings(answer)), [session])
+        return Connection(session, Era(STATELESS_REVISION, _detected(answer), _dual_era_warnings(answer)))
     if answer.exited is None:
         identity = session.initialize()
-        return Connection(session, Era(identity.protocol_version, _detected(answer)), [session])
+        return Connection(session, Era(identity.protocol_version, _detected(answer)))
     session.close()
     fresh = open_session(server, timeout_s)
     try:
@@ -128,7 +126,7 @@ def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Conn
     warning = (f"The server {answer.exited} on the 2026-07-28 server/discover probe; a fresh instance was started "
                f"and graded as {identity.protocol_version} (handshake era). Pin --spec-version "
                f"{LATEST_HANDSHAKE_REVISION} to skip the probe.")
-    return Connection(fresh, Era(identity.protocol_version, _detected(answer), (warning,)), [fresh])
+    return Connection(fresh, Era(identity.protocol_version, _detected(answer), (warning,)))
 
 
 def _detected(answer: ProbeAnswer) -> str:
@@ -189,7 +187,7 @@ def _probe_http(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
     response = next((m for m in reply.messages if isinstance(m, dict) and "method" not in m), None)
     note = f"answered HTTP {reply.status}" + (f" with {_describe(response).removeprefix('answered with ')}"
                                               if response else "")
-    return ProbeAnswer(response, note, http_status=reply.status)
+    return ProbeAnswer(response, note)
 
 
 def _describe(response: JsonObject | None) -> str:

@@ -215,10 +215,6 @@ class McpSession:
         """Start talking in the era of `revision`: server/discover for 2026-07-28, else initialize offering it."""
         return self.discover() if revision in STATELESS_REVISIONS else self.initialize(offer=revision)
 
-    @property
-    def stateless(self) -> bool:
-        return self.transport.meta is not None
-
     def _request_or_fail(self, method: str, params: JsonObject) -> JsonObject:
         try:
             return self.transport.request(method, params, self.timeout_s)
