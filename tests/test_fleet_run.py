@@ -110,3 +110,15 @@ def test_terminal_report_prints_the_tables(run_cli: Callable[..., CliRun], regre
     assert "idempotency/get_price pass→fail (IDEMP-001)" in run.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ecosystem.md", "regressions.md", "report.html",
                                                           "results.csv", "scores.md"]
+
+
+def test_a_release_that_changes_era_is_not_compared_check_by_check(tmp_path: Path) -> None:
+    store, out = tmp_path / "hookconf.sqlite", tmp_path / "out"
+    assert main(["fleet", "run", str(FLEET / "era_change.toml"), "--store", str(store), "--jobs", "2",
+                 "--cache", str(tmp_path / "cache")]) == 0
+    assert main(["fleet", "report", "--store", str(store), "--out", str(out)]) == 0
+    header, *rows = markdown_rows(out / "regressions.md")
+    (row,) = [dict(zip(header, row, strict=True)) for row in rows]
+    assert row["spec"] == "2025-11-25 → 2026-07-28"
+    # Same ids, different catalogs: no compliance check is listed as worse or better.
+    assert "compliance/" not in row["worse"] + row["better"]

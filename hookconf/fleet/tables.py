@@ -27,6 +27,7 @@ STATUS_POINTS = {"pass": 100, "warn": 60, "indeterminate": 50, "fail": 0}
 STATUS_ORDER = ("pass", "warn", "indeterminate", "fail", "skip")
 P95_IN_DETAILS = re.compile(r"p95 (?P<ms>[0-9.]+) ms")
 MIB = 1024 * 1024
+COMPLIANCE_PREFIX = "compliance/"
 TOP_FAILING_CHECKS = 15
 
 AUDIT_COLUMNS = ["server", "version", "source", "outcome", "message", "score", "grade", "compliance_score",
@@ -158,7 +159,7 @@ def regressions_table(audits: pd.DataFrame, results: pd.DataFrame) -> pd.DataFra
         records: list[dict[str, Any]] = [{str(k): v for k, v in r.items()} for r in versions.to_dict("records")]
         for old, new in itertools.pairwise(records):
             rows.append(_regression_row(str(server), old, new, statuses))
-    columns = ["server", "from", "to", "score", "score_delta", "grade", "worse", "better", "p95_delta_ms",
+    columns = ["server", "from", "to", "score", "score_delta", "grade", "spec", "worse", "better", "p95_delta_ms",
                "peak_rss_delta_mib"]
     return pd.DataFrame(rows, columns=columns)
 
@@ -183,7 +184,10 @@ def _regression_row(server: str, old: dict[str, Any], new: dict[str, Any],
                     statuses: Mapping[tuple[str, str], Mapping[str, tuple[str, str | None]]]) -> dict[str, Any]:
     before = statuses.get((server, old["version"]), {})
     after = statuses.get((server, new["version"]), {})
+    revisions = _revisions(old, new)
     worse, better = [], []
+    if "→" in revisions:  # check ids mean something only within one revision's catalog: see `spec`
+        before = {check: status for check, status in before.items() if not check.startswith(COMPLIANCE_PREFIX)}
     for check in sorted(set(before) & set(after)):
         (old_status, old_code), (new_status, new_code) = before[check], after[check]
         if old_status not in STATUS_POINTS or new_status not in STATUS_POINTS or old_status == new_status:
@@ -196,10 +200,17 @@ def _regression_row(server: str, old: dict[str, Any], new: dict[str, Any],
         "server": server, "from": old["version"], "to": new["version"],
         "score": f"{_number(old['score'])} → {_number(new['score'])}",
         "score_delta": _delta(old["score"], new["score"]), "grade": f"{old['grade']} → {new['grade']}",
+        "spec": revisions,
         "worse": "; ".join(worse), "better": "; ".join(better),
         "p95_delta_ms": _delta(old["worst_p95_ms"], new["worst_p95_ms"]),
         "peak_rss_delta_mib": _delta(old["peak_rss_mib"], new["peak_rss_mib"]),
     }
+
+
+def _revisions(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    """The MCP revision both audits were graded against, or 'OLD → NEW' when the server changed era."""
+    before, after = (r if isinstance(r, str) else "-" for r in (old["spec_version"], new["spec_version"]))
+    return before if before == after else f"{before} → {after}"
 
 
 def _change(check: str, old_status: str, new_status: str, code: str | None) -> str:
