@@ -184,7 +184,7 @@ def _probe_http(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
         return ProbeAnswer(None, f"got no answer ({type(exc).__name__})")
     finally:
         transport.close()
-    response = next((m for m in reply.messages if isinstance(m, dict) and "method" not in m), None)
+    response = reply.response
     note = f"answered HTTP {reply.status}" + (f" with {_describe(response).removeprefix('answered with ')}"
                                               if response else "")
     return ProbeAnswer(response, note)

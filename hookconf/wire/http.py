@@ -56,6 +56,11 @@ class HttpReply:
     def content_type(self) -> str:
         return self.headers.get("content-type", "")
 
+    @property
+    def response(self) -> Any:
+        """The JSON-RPC response among the messages (notifications may come first), or None."""
+        return next((m for m in self.messages if isinstance(m, dict) and "method" not in m), None)
+
 
 def iter_sse_events(lines: Iterator[str]) -> Iterator[SseEvent]:
     """Yield each SSE event that carries data; events with empty data (priming events) yield nothing."""

@@ -146,8 +146,7 @@ def _discover_with(ctx: ComplianceContext, key: str, meta: JsonObject | None, ve
             headers = {VERSION_HEADER: version} if version else None
             reply = transport.raw_request("POST", body=json.dumps(message), headers=headers,
                                           timeout_s=ctx.session.timeout_s)
-            response = next((m for m in reply.messages if isinstance(m, dict) and "method" not in m), None)
-            ctx.memo[key] = RawAnswer(response, True, reply)
+            ctx.memo[key] = RawAnswer(reply.response, True, reply)
         else:
             ctx.memo[key] = ctx.send_json(message, request_id)
     answer: RawAnswer = ctx.memo[key]

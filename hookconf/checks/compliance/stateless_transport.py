@@ -57,14 +57,10 @@ def _discover_reply(ctx: ComplianceContext, request_id: str, headers: dict[str, 
     return ctx.http.raw_request("POST", body=ctx.keepalive_body(request_id), headers=headers)
 
 
-def _answer(reply: HttpReply) -> object:
-    return next((m for m in reply.messages if isinstance(m, dict) and "method" not in m), None)
-
-
 def _header_rejected(ctx: ComplianceContext, reply: HttpReply, what: str) -> Outcome:
     if (not_evaluable := not_evaluable_rejection(ctx)) is not None:
         return not_evaluable
-    answer = _answer(reply)
+    answer = reply.response
     if 400 <= reply.status < 500 or is_error(answer):
         return passed(f"{what}: rejected with HTTP {reply.status}, {describe(answer)}")
     return failed(f"{what}: answered HTTP {reply.status} with {describe(answer)}; expected 400 (-32020)")
@@ -130,9 +126,9 @@ def check_name_header_mismatch(ctx: ComplianceContext) -> Outcome:
 def check_header_case(ctx: ComplianceContext) -> Outcome:
     lower = {VERSION_HEADER.lower(): str(ctx.http.protocol_version), METHOD_HEADER.lower(): ctx.keepalive_method}
     reply = _discover_reply(ctx, "hookconf-lower-case-headers", lower)
-    if is_discover_result(_answer(reply)):
+    if is_discover_result(reply.response):
         return passed("lower-case mcp-protocol-version and mcp-method were accepted")
-    return failed(f"lower-case header names got HTTP {reply.status}, {describe(_answer(reply))}")
+    return failed(f"lower-case header names got HTTP {reply.status}, {describe(reply.response)}")
 
 
 def _judge_405(reply: HttpReply, method: str) -> Outcome:
@@ -167,6 +163,6 @@ def check_delete_removed(ctx: ComplianceContext) -> Outcome:
                   fix="Ignore Mcp-Session-Id on 2026-07-28 requests.")
 def check_session_ignored(ctx: ComplianceContext) -> Outcome:
     reply = _discover_reply(ctx, "hookconf-session-ignored", {SESSION_HEADER: "hookconf-unknown-session"})
-    if is_discover_result(_answer(reply)):
+    if is_discover_result(reply.response):
         return passed("a request with an unknown Mcp-Session-Id was served")
-    return failed(f"a request with Mcp-Session-Id got HTTP {reply.status}, {describe(_answer(reply))}")
+    return failed(f"a request with Mcp-Session-Id got HTTP {reply.status}, {describe(reply.response)}")
