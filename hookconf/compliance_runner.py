@@ -13,12 +13,12 @@ from hookconf.checks.compliance.catalog import Outcome, failed, select, skipped,
 from hookconf.checks.compliance.context import ComplianceContext
 from hookconf.config import AuditConfig
 from hookconf.errors import HookconfError, RequestTimeoutError, TransportClosedError
+from hookconf.report.keys import SERVER_SCOPE
 from hookconf.report.model import CategoryScore, Compliance, LighthouseCategory, ResultEntry
 from hookconf.scoring import compliance_score, letter_grade, lighthouse_categories, lighthouse_overall, pool_score
 from hookconf.session import McpSession, open_session
 from hookconf.verdicts import Status
 
-SERVER_SCOPE = "(server)"
 # After a request timed out: how long a ping may take before the server counts as hung. A server
 # that is merely slow on one request answers a ping at once.
 HUNG_PROBE_S = 1.0

@@ -16,6 +16,7 @@ from hookconf.compliance_runner import ComplianceOptions, ComplianceRun, prepare
 from hookconf.config import AuditConfig
 from hookconf.era import connect
 from hookconf.errors import ServerStartError
+from hookconf.report.keys import SERVER_SCOPE
 from hookconf.report.model import (
     Report,
     Resources,
@@ -206,7 +207,7 @@ def _violation_entries(session: McpSession) -> list[ResultEntry]:
     for (method, model, tool, errors), count in counts.items():
         times = f" ({count} times)" if count > 1 else ""
         entries.append(ResultEntry(
-            suite=SCHEMA_VIOLATION.suite, tool=tool or "(server)", status=Status.WARN,
+            suite=SCHEMA_VIOLATION.suite, tool=tool or SERVER_SCOPE, status=Status.WARN,
             code=SCHEMA_VIOLATION.code, title=SCHEMA_VIOLATION.title,
             details=f"{method} result is not a valid {model}{times}: {errors}", durationMs=0.0))
     return entries

@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from hookconf.errors import ConfigError
-from hookconf.report.keys import result_key
+from hookconf.report.keys import result_key, tool_scoped
 from hookconf.report.model import Report, ResultEntry
 from hookconf.report.text import clip, first_validation_error
 from hookconf.verdicts import Status
@@ -136,7 +136,7 @@ def _section(title: str, changes: list[Change]) -> list[str]:
 
 def _label(entry: ResultEntry) -> str:
     key = entry.id or entry.code or entry.suite
-    return key if entry.tool == "(server)" else f"{entry.tool} {entry.suite} {key}"
+    return f"{entry.tool} {entry.suite} {key}" if tool_scoped(entry) else key
 
 
 def _was(change: Change) -> str:

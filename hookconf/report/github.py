@@ -4,6 +4,7 @@ undecided verdicts: one annotation each would drown the rest)."""
 
 from __future__ import annotations
 
+from hookconf.report.keys import tool_scoped
 from hookconf.report.model import Report, ResultEntry
 from hookconf.report.text import counts_line, headline
 from hookconf.verdicts import Status
@@ -39,7 +40,7 @@ def render(report: Report) -> str:
 
 def _line(report: Report, entry: ResultEntry) -> str:
     label = entry.id or entry.code or entry.suite
-    scope = "" if entry.tool == "(server)" else f" {entry.tool}"
+    scope = f" {entry.tool}" if tool_scoped(entry) else ""
     title = f"hookconf {label}{scope}"
     if entry.baseline_reason is not None:
         return command("notice", f"expected failure (baselined: {entry.baseline_reason}): {entry.details}",

@@ -7,6 +7,7 @@ import html
 import re
 
 from hookconf import HOOK_SUITES
+from hookconf.report.keys import tool_scoped
 from hookconf.report.model import Report, ResultEntry
 from hookconf.report.text import STATUS_LABELS, headline, hook_grid, score_text
 from hookconf.verdicts import Status
@@ -90,7 +91,7 @@ def _listing(title: str, entries: list[ResultEntry], *, folded: bool) -> str:
 
 def _item(entry: ResultEntry) -> str:
     label = escape(entry.id or entry.code or entry.suite)
-    scope = "" if entry.tool == "(server)" else f" · tool {escape(entry.tool)}"
+    scope = f" · tool {escape(entry.tool)}" if tool_scoped(entry) else ""
     required = " (required)" if entry.required else ""
     baselined = f" — baselined: {escape(entry.baseline_reason)}" if entry.baseline_reason else ""
     return (f"- **{STATUS_LABELS[entry.status]}** {label}{required}{scope}: "
