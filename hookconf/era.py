@@ -8,6 +8,7 @@ selects 2026-07-28; anything else (-32601, other errors, an HTTP error page, sil
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ from hookconf.session import (
     open_session,
     stateless_meta,
 )
+from hookconf.validation import models_for
 from hookconf.wire.http import HttpTransport
 from hookconf.wire.process import ServerProcess
 from hookconf.wire.recording import Recording
@@ -106,6 +108,9 @@ def _pinned_stateless(session: McpSession, revision: str) -> Connection:
 
 
 def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Connection:
+    # Importing a revision's models takes a few hundred ms: import both eras' while the server boots
+    # and answers the probe, rather than the winner's after it.
+    threading.Thread(target=_import_models, name="hookconf-models", daemon=True).start()
     answer = probe(session)
     if answer.stateless:
         # Over HTTP the probe went through a throwaway client: the audit's own first exchange is a discover too.
@@ -150,6 +155,11 @@ def _dual_era_warnings(answer: ProbeAnswer) -> tuple[str, ...]:
 def dual_era_warning(other: str, evidence: str) -> str:
     return (f"The server is dual-era: it also speaks {other} (handshake era; {evidence}). This report grades "
             f"{STATELESS_REVISION}; run again with --spec-version {other} to grade its handshake side.")
+
+
+def _import_models() -> None:
+    for revision in (STATELESS_REVISION, LATEST_HANDSHAKE_REVISION):
+        models_for(revision)
 
 
 # --- the probe ---------------------------------------------------------------------------------------
