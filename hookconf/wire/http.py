@@ -97,13 +97,14 @@ class HttpTransport(Transport):
         self.exchanges: list[HttpExchange] = []
         self._client = httpx2.Client(headers=headers, timeout=httpx2.Timeout(timeout_s, connect=timeout_s))
 
-    def _headers(self) -> dict[str, str]:
+    def _headers(self, body: str | None = None, session: bool = True) -> dict[str, str]:
+        """The headers of a POST carrying `body`: the usual ones, then those that mirror the message."""
         headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-        if self.session_id:
+        if self.session_id and session:
             headers[SESSION_HEADER] = self.session_id
         if self.protocol_version:
             headers[VERSION_HEADER] = self.protocol_version
-        return headers
+        return {**headers, **self._message_headers(body)}
 
     def _message_headers(self, body: str | None) -> dict[str, str]:
         """2026-07-28 mirrors the method (and the tool, prompt or resource) of each message in headers."""
@@ -127,8 +128,7 @@ class HttpTransport(Transport):
 
     def _post(self, raw: str) -> None:
         try:
-            headers = {**self._headers(), **self._message_headers(raw)}
-            with self._client.stream("POST", self.url, content=raw.encode(), headers=headers) as response:
+            with self._client.stream("POST", self.url, content=raw.encode(), headers=self._headers(raw)) as response:
                 self._remember(response)
                 content_type = response.headers.get("content-type", "")
                 if content_type.startswith("text/event-stream"):
@@ -165,8 +165,7 @@ class HttpTransport(Transport):
         `headers` are merged over the usual ones; a value of "" removes that header. An SSE answer
         is read to its end, except for GET, whose stream may stay open: only its status and headers count.
         """
-        merged = self._headers() if session else {k: v for k, v in self._headers().items() if k != SESSION_HEADER}
-        merged.update(self._message_headers(body))
+        merged = self._headers(body, session)
         for name, value in (headers or {}).items():  # header names are case-insensitive: an override replaces
             merged = {k: v for k, v in merged.items() if k.lower() != name.lower()}
             merged[name] = value
@@ -196,8 +195,7 @@ class HttpTransport(Transport):
         """POST a request whose answer may be a stream that stays open (subscriptions/listen): the status and
         the first message, read as soon as it arrives; then the connection is dropped."""
         self.record_sent(body)
-        headers = {**self._headers(), **self._message_headers(body)}
-        with self._client.stream("POST", self.url, content=body.encode(), headers=headers,
+        with self._client.stream("POST", self.url, content=body.encode(), headers=self._headers(body),
                                  timeout=timeout_s) as response:
             if response.headers.get("content-type", "").startswith("text/event-stream"):
                 event = next(iter_sse_events(response.iter_lines()), None)
