@@ -42,8 +42,11 @@ class ComplianceRun:
     unreachable: str | None = None  # set when a server hookconf cannot restart stopped answering
 
     def finish(self) -> None:
-        """Stop the spare server if no check used it."""
+        """Stop the spare server if no check used it; wait_closed waits for it and the fresh sessions."""
         self.ctx.close_spare()
+
+    def wait_closed(self) -> None:
+        self.ctx.wait_closed()
 
 
 def planned_checks(options: ComplianceOptions) -> list[ComplianceCheck]:

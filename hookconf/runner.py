@@ -109,6 +109,8 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
         if compliance is not None:
             compliance.finish()
         close_together(compliance.sessions if compliance is not None else [session])
+        if compliance is not None:
+            compliance.wait_closed()  # the fresh sessions closed side by side with the main one
     tool_entries = [t.model_copy(update={"calls": session.calls_by_tool[t.name]}) for t in tool_entries]
     entries.extend(_violation_entries(session))
     report = Report(

@@ -183,10 +183,13 @@ class ComplianceContext:
             self._spare = self._open_fresh()
 
     def close_spare(self) -> None:
-        """Stop the spare if no check used it, and wait for the fresh sessions still closing."""
+        """Stop the spare if no check used it (in the background, as fresh sessions are)."""
         if self._spare is not None:
             self._closing.append(self._spare.close_in_background())
             self._spare = None
+
+    def wait_closed(self) -> None:
+        """Wait until every fresh session (and the spare) has closed."""
         for closing in self._closing:
             closing.join()
         self._closing.clear()
