@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +132,18 @@ def test_modern_http_defects_fail_their_checks() -> None:
 def test_case_sensitive_headers_fail() -> None:
     report = audit(server_for("http", MODERN, "--defect", "http-case-sensitive-headers"), only=["transport"])
     assert failures(report, ["transport-header-case-insensitive"]) == {}
+
+
+@pytest.mark.http
+def test_a_listen_stream_of_keepalives_alone_fails_within_the_timeout() -> None:
+    server = server_for("http", MODERN, "--defect", "http-listen-keepalive-only")
+    audited: list[Report] = []
+    worker = threading.Thread(target=lambda: audited.append(audit(server, only=["lifecycle-subscriptions-listen"])),
+                              daemon=True)
+    worker.start()
+    worker.join(timeout=30)  # the check waits at most its 5 s timeout, keep-alives or not
+    assert not worker.is_alive(), "the audit is still waiting on the keep-alive stream"
+    assert failures(audited[0], ["lifecycle-subscriptions-listen"]) == {}
 
 
 def test_a_server_that_rejects_everything_is_not_credited_for_rejections() -> None:

@@ -79,6 +79,19 @@ def iter_sse_events(lines: Iterator[str]) -> Iterator[SseEvent]:
         yield SseEvent(event, "\n".join(data))
 
 
+def _lines_until(deadline: float, response: httpx2.Response) -> Iterator[str]:
+    """The stream's lines until the deadline. Keep-alive comments and empty events carry no message, so
+    without it a stream that sends them more often than the read timeout would be read forever; a stream
+    that falls silent ends at the read timeout."""
+    try:
+        for line in response.iter_lines():
+            if time.monotonic() >= deadline:
+                return
+            yield line
+    except httpx2.ReadTimeout:
+        return
+
+
 class HttpTransport(Transport):
     def __init__(
         self,
@@ -193,12 +206,14 @@ class HttpTransport(Transport):
 
     def first_message(self, body: str, timeout_s: float) -> tuple[int, Any]:
         """POST a request whose answer may be a stream that stays open (subscriptions/listen): the status and
-        the first message, read as soon as it arrives; then the connection is dropped."""
+        the first message, read as soon as it arrives, or None once `timeout_s` has passed; then the connection
+        is dropped."""
+        deadline = time.monotonic() + timeout_s
         self.record_sent(body)
         with self._client.stream("POST", self.url, content=body.encode(), headers=self._headers(body),
                                  timeout=timeout_s) as response:
             if response.headers.get("content-type", "").startswith("text/event-stream"):
-                event = next(iter_sse_events(response.iter_lines()), None)
+                event = next(iter_sse_events(_lines_until(deadline, response)), None)
                 return response.status_code, self._decode_received(event.data) if event else None
             text = response.read().decode("utf-8", "replace")
             return response.status_code, self._decode_received(text) if text.strip() else None
