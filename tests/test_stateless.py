@@ -146,6 +146,24 @@ def test_a_listen_stream_of_keepalives_alone_fails_within_the_timeout() -> None:
     assert failures(audited[0], ["lifecycle-subscriptions-listen"]) == {}
 
 
+@pytest.mark.http
+def test_a_bodiless_4xx_to_listen_is_a_rejection() -> None:
+    report = audit(server_for("http", MODERN, "--defect", "http-listen-reject-bodiless"),
+                   only=["lifecycle-subscriptions-listen"])
+    status, details = next((r.status, r.details) for r in report.results if r.id == "lifecycle-subscriptions-listen")
+    assert (status, details) == ("pass", "not supported: rejected (HTTP 400, no answer)")
+
+
+@pytest.mark.parametrize(("transport", "expected"), [("stdio", "pass"),
+                                                     pytest.param("http", "fail", marks=pytest.mark.http)])
+def test_only_the_acknowledgement_or_the_answer_opens_the_listen_stream(transport: str, expected: str) -> None:
+    """On stdio any notification may come between the request and its acknowledgement; on the HTTP listen
+    stream the first message is the stream's own."""
+    report = audit(server_for(transport, MODERN, "--defect", "listen-notice-first"),
+                   only=["lifecycle-subscriptions-listen"])
+    assert statuses(report) == {"lifecycle-subscriptions-listen": expected}
+
+
 def test_a_server_that_rejects_everything_is_not_credited_for_rejections() -> None:
     report = audit(server_for("stdio", MODERN, "--defect", "no-discover"), spec="2026-07-28")
     for check in ("lifecycle-discover", "lifecycle-meta-required", "lifecycle-meta-protocol-version-required",

@@ -34,6 +34,7 @@ class Transport(ABC):
         self.meta: JsonObject | None = None
         self._ids = itertools.count(1)
         self._pending: dict[Any, Future[JsonObject]] = {}
+        self._awaited_notifications: dict[str, Future[JsonObject]] = {}  # by method
         self._lock = threading.Lock()
         self._closed_reason: str | None = None
         self.timeouts = 0  # requests that got no answer in time: a hint that the server may be hung
@@ -76,14 +77,19 @@ class Transport(ABC):
         """The cheapest request every server of this era answers: ping, or server/discover since 2026-07-28."""
         return "ping" if self.meta is None else "server/discover"
 
-    def send_then_ping(self, raw: str, expect_id: Any, timeout_s: float) -> JsonObject | None:
+    def send_then_ping(self, raw: str, expect_id: Any, timeout_s: float,
+                       or_notification: str | None = None) -> JsonObject | None:
         """Send a raw line that may get no answer, followed by a ping (server/discover since 2026-07-28).
 
         A server reads its input in order, so once the ping is answered, an answer to the raw line
         that has not arrived is not coming: silence is detected without waiting for a timeout.
-        Returns the answer with `expect_id`, or None when the server stayed silent.
+        Returns the answer with `expect_id` (or the first `or_notification`, when named, if that comes
+        first), or None when the server stayed silent.
         """
         answer = self._expect(expect_id)
+        if or_notification is not None:
+            with self._lock:
+                self._awaited_notifications[or_notification] = answer
         try:
             self.record_sent(raw)
             self.send_raw(raw)
@@ -97,6 +103,7 @@ class Transport(ABC):
         finally:
             with self._lock:
                 self._pending.pop(expect_id, None)
+                self._awaited_notifications.pop(or_notification or "", None)
 
     def notify(self, method: str, params: JsonObject | None = None) -> None:
         message: JsonObject = {"jsonrpc": "2.0", "method": method}
@@ -125,14 +132,21 @@ class Transport(ABC):
                 self._dispatch(item)
 
     def _dispatch(self, message: JsonObject) -> None:
-        if "method" in message:
-            if message["method"] == "ping" and "id" in message:
-                self.send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
+        if message.get("method") == "ping" and "id" in message:
+            self.send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
             return
-        with self._lock:
-            future = self._pending.get(message.get("id"))
+        future = self._waiter_for(message)
         if future is not None and not future.done():
             future.set_result(message)
+
+    def _waiter_for(self, message: JsonObject) -> Future[JsonObject] | None:
+        """Who waits for this message: a request for its response, by id, or a caller for a notification."""
+        with self._lock:
+            if "method" not in message:
+                return self._pending.get(message.get("id"))
+            if "id" not in message and isinstance(message["method"], str):
+                return self._awaited_notifications.get(message["method"])
+        return None
 
     def mark_closed(self, reason: str) -> None:
         with self._lock:

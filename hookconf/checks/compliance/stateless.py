@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from typing import Any
 
 from hookconf import HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, STATELESS_REVISIONS, __version__
@@ -59,8 +58,8 @@ REMOVED_METHODS: dict[str, JsonObject] = {
     "logging/setLevel": {"level": "info"},
     "resources/subscribe": {"uri": "hookconf://removed-method-probe"},
 }
-LISTEN_WAIT_S = 0.5  # after the in-order follow-up is answered, how long an acknowledgement may still take
-LISTEN_POLL_S = 0.01
+ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+LISTEN_TIMEOUT_S = 5.0  # over HTTP: how long the listen stream may take to send its first message
 LIST_CAPABILITIES = {"tools": "tools/list", "resources": "resources/list", "prompts": "prompts/list"}
 
 
@@ -157,13 +156,22 @@ def _without(key: str) -> JsonObject:
     return {k: v for k, v in stateless_meta().items() if k != key}
 
 
-def _rejected(ctx: ComplianceContext, answer: RawAnswer, what: str) -> Outcome:
+def _rejection(ctx: ComplianceContext, response: Any, status: int | None, what: str) -> Outcome | None:
+    """The verdict on a rejection (a JSON-RPC error, or an HTTP 4xx with or without one); None when it is none."""
+    if not is_error(response) and not (status is not None and 400 <= status < 500):
+        return None
     if (not_evaluable := not_evaluable_rejection(ctx)) is not None:
         return not_evaluable
+    http = f"HTTP {status}, " if status is not None else ""
+    return passed(f"{what} rejected ({http}{describe(response)})")
+
+
+def _rejected(ctx: ComplianceContext, answer: RawAnswer, what: str) -> Outcome:
     status = answer.http.status if answer.http is not None else None
-    if is_error(answer.response) or (status is not None and 400 <= status < 500):
-        http = f"HTTP {status}, " if status is not None else ""
-        return passed(f"{what} rejected ({http}{describe(answer.response)})")
+    if (rejection := _rejection(ctx, answer.response, status, what)) is not None:
+        return rejection
+    if (not_evaluable := not_evaluable_rejection(ctx)) is not None:
+        return not_evaluable
     if answer.response is None:
         return failed(f"{what} got no answer; it must be rejected with an error")
     return failed(f"{what} was served ({describe(answer.response)}); it must be rejected")
@@ -297,40 +305,32 @@ def _listen_filter(ctx: ComplianceContext) -> JsonObject:
     return {key: True for key, capability in wanted.items() if ctx.declared(capability)}
 
 
-def _first_listen_message(ctx: ComplianceContext, request_id: str, params: JsonObject) -> Any:
+def _first_listen_message(ctx: ComplianceContext, request_id: str, params: JsonObject) -> tuple[int | None, Any]:
+    """The HTTP status (None on stdio) and the message that opens the stream: on HTTP the stream's first, on
+    stdio the acknowledgement or the request's own answer, whichever comes first (other notifications may
+    come in between there)."""
     message = ctx.conformant({"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen", "params": params})
     transport = ctx.session.transport
     if isinstance(transport, HttpTransport):
-        return transport.first_message(json.dumps(message), min(ctx.session.timeout_s, 5.0))[1]
-    before = len(transport.recording.received())
-    transport.send(message)
-    ctx.still_serving()  # answered in order: an acknowledgement sent first has arrived by now
-    deadline = time.monotonic() + LISTEN_WAIT_S
-    while True:
-        for entry in transport.recording.received()[before:]:
-            item = entry.message
-            if isinstance(item, dict) and (item.get("id") == request_id or str(item.get("method", "")).startswith(
-                    "notifications/")):
-                transport.notify("notifications/cancelled", {"requestId": request_id, "reason": "probe done"})
-                return item
-        if time.monotonic() > deadline:
-            return None
-        time.sleep(LISTEN_POLL_S)
+        return transport.first_message(json.dumps(message), min(ctx.session.timeout_s, LISTEN_TIMEOUT_S))
+    first = transport.send_then_ping(json.dumps(message), request_id, ctx.session.timeout_s,
+                                     or_notification=ACKNOWLEDGED)
+    if first is not None:
+        transport.notify("notifications/cancelled", {"requestId": request_id, "reason": "probe done"})
+    return None, first
 
 
 @compliance_check("lifecycle-subscriptions-listen", Category.LIFECYCLE, "subscriptions/listen acknowledges first",
                   revisions=STATELESS, spec="basic/utilities/subscriptions",
                   why="A client learns which notifications it will get from the acknowledgement that opens the stream.",
-                  fix="Answer subscriptions/listen first with notifications/subscriptions/acknowledged (or reject it "
-                  "with an error if you do not support it).")
+                  fix=f"Answer subscriptions/listen first with {ACKNOWLEDGED} (or reject it with an error if you do "
+                  "not support it).")
 def check_subscriptions_listen(ctx: ComplianceContext) -> Outcome:
-    first = _first_listen_message(ctx, "hookconf-listen-1", {"notifications": _listen_filter(ctx)})
-    if is_error(first):
-        if (not_evaluable := not_evaluable_rejection(ctx)) is not None:
-            return not_evaluable
-        return passed(f"not supported: rejected with {describe(first)}")
+    status, first = _first_listen_message(ctx, "hookconf-listen-1", {"notifications": _listen_filter(ctx)})
+    if (rejection := _rejection(ctx, first, status, "not supported:")) is not None:
+        return rejection
     method = first.get("method") if isinstance(first, dict) else None
-    if method == "notifications/subscriptions/acknowledged":
+    if method == ACKNOWLEDGED:
         return passed(f"acknowledged {((first.get('params') or {}).get('notifications'))}")
     if first is None:
         return failed("subscriptions/listen was neither acknowledged nor rejected")
