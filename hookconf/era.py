@@ -123,11 +123,16 @@ def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Conn
     fresh = open_session(server, timeout_s)
     try:
         identity = fresh.initialize()
-    except ServerStartError as exc:
+    except BaseException as exc:
+        # Only a fresh instance that is gone exited as well; one that refused initialize or negotiated an
+        # unknown version said so itself.
+        exited_too = isinstance(exc, ServerStartError) and not fresh.server_alive()
         fresh.close()
-        raise ServerStartError(f"server {answer.exited} on the server/discover probe, and a fresh instance exits "
-                               f"at startup as well, before answering initialize: check the command, its "
-                               f"arguments and its environment.\n{exc}") from None
+        if exited_too:
+            raise ServerStartError(f"server {answer.exited} on the server/discover probe, and a fresh instance "
+                                   f"exits at startup as well, before answering initialize: check the command, "
+                                   f"its arguments and its environment.\n{exc}") from None
+        raise
     warning = (f"The server {answer.exited} on the 2026-07-28 server/discover probe; a fresh instance was started "
                f"and graded as {identity.protocol_version} (handshake era). Pin --spec-version "
                f"{LATEST_HANDSHAKE_REVISION} to skip the probe.")

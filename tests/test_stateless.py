@@ -9,13 +9,15 @@ from typing import Any
 
 import pytest
 
-from hookconf import COMPLIANCE_SUITE, HOOK_SUITES
+from hookconf import COMPLIANCE_SUITE, HOOK_SUITES, era
 from hookconf.checks.compliance import CHECKS
 from hookconf.compliance_runner import ComplianceOptions
 from hookconf.config import parse_config
-from hookconf.errors import ConfigError
+from hookconf.era import connect
+from hookconf.errors import ConfigError, ServerStartError, TransportClosedError
 from hookconf.report.model import Report
 from hookconf.runner import RunOptions, run_audit
+from hookconf.session import McpSession, open_session
 from tests.conftest import http_server, stdio_server
 
 MODERN = "stateless_server.py"  # hand-written, 2026-07-28 only
@@ -217,6 +219,32 @@ def test_a_legacy_server_that_exits_on_the_probe_is_restarted_and_graded_legacy(
     assert len(report.warnings) == 1
     assert re.search(r"exited with code 3 .*fatal: unknown method server/discover", report.warnings[0])
     assert "graded as 2025-11-25" in report.warnings[0]
+
+
+def test_a_fresh_instance_that_refuses_initialize_is_not_said_to_exit() -> None:
+    config = parse_config({"server": server_for("stdio", MODERN, "--defect", "exit-on-discover")})
+    with pytest.raises(ServerStartError) as raised:
+        connect(config.server, 5.0)
+    assert str(raised.value).startswith("server refused initialize: JSON-RPC error -32601")
+
+
+def test_the_fresh_instance_is_closed_whatever_its_initialize_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    opened: list[McpSession] = []
+
+    def recorded(*args: Any, **kwargs: Any) -> McpSession:
+        opened.append(open_session(*args, **kwargs))
+        return opened[-1]
+
+    def lost(self: McpSession, offer: str = "") -> None:
+        raise TransportClosedError("connection lost")
+
+    monkeypatch.setattr(era, "open_session", recorded)
+    monkeypatch.setattr(McpSession, "initialize", lost)
+    config = parse_config({"server": server_for("stdio", MODERN, "--defect", "exit-on-discover")})
+    with pytest.raises(TransportClosedError):
+        connect(config.server, 5.0)
+    assert len(opened) == 2
+    assert [session.transport.closed_reason is not None for session in opened] == [True, True]
 
 
 def test_spec_version_in_the_config_is_validated() -> None:
