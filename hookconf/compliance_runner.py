@@ -19,8 +19,8 @@ from hookconf.scoring import compliance_score, letter_grade, lighthouse_categori
 from hookconf.session import McpSession, open_session
 from hookconf.verdicts import Status
 
-# After a request timed out: how long a ping may take before the server counts as hung. A server
-# that is merely slow on one request answers a ping at once.
+# After a request timed out: how long a ping (server/discover since 2026-07-28) may take before the
+# server counts as hung. A server that is merely slow on one request answers it at once.
 HUNG_PROBE_S = 1.0
 
 
@@ -105,13 +105,13 @@ def _run_one(check: ComplianceCheck, ctx: ComplianceContext, run: ComplianceRun)
         outcome = failed(f"server died under this check: {_death_note(ctx.session)}")
         _restart(ctx, run)
     elif ctx.session.transport.timeouts > timeouts and not ctx.session.responsive(HUNG_PROBE_S):
-        outcome = _hung(outcome)
+        outcome = _hung(outcome, ctx.keepalive_method)
         _replace_hung_server(ctx, run, check.id)
     return _entry(check, outcome, (time.monotonic() - started) * 1000, ctx.revision)
 
 
-def _hung(outcome: Outcome) -> Outcome:
-    note = "the server hung under this check: a request timed out and a ping got no answer either"
+def _hung(outcome: Outcome, liveness_method: str) -> Outcome:
+    note = f"the server hung under this check: a request timed out and a {liveness_method} got no answer either"
     return failed(f"{outcome.details}; {note}" if outcome.status is Status.FAIL else note)
 
 

@@ -166,6 +166,14 @@ def test_only_the_acknowledgement_or_the_answer_opens_the_listen_stream(transpor
     assert statuses(report) == {"lifecycle-subscriptions-listen": expected}
 
 
+def test_a_hung_server_is_named_by_the_liveness_request_actually_sent() -> None:
+    report = audit(server_for("stdio", MODERN, "--defect", "hang-on-unknown-resource"), only=["resources-not-found"])
+    status, details = next((r.status, r.details) for r in report.results if r.id == "resources-not-found")
+    assert status == "fail"
+    assert details.endswith("the server hung under this check: a request timed out and a server/discover got no "
+                            "answer either")
+
+
 def test_a_server_that_rejects_everything_is_not_credited_for_rejections() -> None:
     report = audit(server_for("stdio", MODERN, "--defect", "no-discover"), spec="2026-07-28")
     for check in ("lifecycle-discover", "lifecycle-meta-required", "lifecycle-meta-protocol-version-required",
