@@ -243,13 +243,19 @@ class ComplianceContext:
         return [m for m in self.received_messages() if isinstance(m, dict) and isinstance(m.get("error"), dict)]
 
 
-def not_evaluable_rejection(ctx: ComplianceContext) -> Outcome | None:
-    """Since 2026-07-28 a rejection is credited only when the conformant server/discover was served: a server
-    that rejects everything proves nothing by rejecting a malformed request too."""
+def not_evaluable_without_discover(ctx: ComplianceContext, consequence: str = "") -> Outcome | None:
+    """Since 2026-07-28 what the server says about itself, and what its rejections mean, rest on the
+    conformant server/discover: when it was not served, the check fails as not evaluable."""
     if ctx.stateless and not ctx.discover_served:
-        return Outcome(Status.FAIL, "not evaluable: the conformant server/discover was not served either, so the "
-                       "rejection says nothing about this request (see lifecycle-discover)")
+        return Outcome(Status.FAIL, f"not evaluable: the conformant server/discover was not served{consequence} "
+                       "(see lifecycle-discover)")
     return None
+
+
+def not_evaluable_rejection(ctx: ComplianceContext) -> Outcome | None:
+    """A rejection is credited only when the conformant server/discover was served: a server that rejects
+    everything proves nothing by rejecting a malformed request too."""
+    return not_evaluable_without_discover(ctx, " either, so the rejection says nothing about this request")
 
 
 def error_code(response: Any) -> Any:

@@ -16,7 +16,7 @@ from hookconf.checks.compliance.catalog import (
     skipped,
     warned,
 )
-from hookconf.checks.compliance.context import ComplianceContext, describe, is_error
+from hookconf.checks.compliance.context import ComplianceContext, describe, is_error, not_evaluable_without_discover
 from hookconf.errors import RequestTimeoutError, TransportClosedError
 from hookconf.session import SERVER_INFO_KEY, McpSession, result_meta
 from hookconf.wire.http import HttpTransport
@@ -36,12 +36,6 @@ CLIENT_CAPABILITY_REQUESTS = {
 def _init_result(ctx: ComplianceContext) -> JsonObject:
     """The InitializeResult, or the DiscoverResult since 2026-07-28."""
     return ctx.handshake_result
-
-
-def _no_discover(ctx: ComplianceContext) -> Outcome | None:
-    if ctx.stateless and not ctx.discover_served:
-        return failed("not evaluable: server/discover was not served (see lifecycle-discover)")
-    return None
 
 
 @compliance_check("lifecycle-init", Category.LIFECYCLE, "Initialize handshake succeeds", required=True,
@@ -78,7 +72,7 @@ def check_proto_version(ctx: ComplianceContext) -> Outcome:
                   "Since 2026-07-28 it travels in each result's _meta (io.modelcontextprotocol/serverInfo).",
                   fix="Set serverInfo to {name, version} (title is optional); since 2026-07-28 in the result's _meta.")
 def check_server_info(ctx: ComplianceContext) -> Outcome:
-    if (not_evaluable := _no_discover(ctx)) is not None:
+    if (not_evaluable := not_evaluable_without_discover(ctx)) is not None:
         return not_evaluable
     result = _init_result(ctx)
     info = result_meta(result).get(SERVER_INFO_KEY) if ctx.stateless else result.get("serverInfo")
@@ -95,7 +89,7 @@ def check_server_info(ctx: ComplianceContext) -> Outcome:
                   why="Capabilities tell the client which features it may use; without them it can use none.",
                   fix="Answer initialize with capabilities, e.g. {\"tools\": {}} for a tool server.")
 def check_capabilities(ctx: ComplianceContext) -> Outcome:
-    if (not_evaluable := _no_discover(ctx)) is not None:
+    if (not_evaluable := not_evaluable_without_discover(ctx)) is not None:
         return not_evaluable
     capabilities = _init_result(ctx).get("capabilities")
     if not isinstance(capabilities, dict):
@@ -136,7 +130,7 @@ def check_ping(ctx: ComplianceContext) -> Outcome:
                   why="Clients may add instructions to the model's context; a non-string breaks them.",
                   fix="Give instructions as a string, or leave it out.")
 def check_instructions(ctx: ComplianceContext) -> Outcome:
-    if (not_evaluable := _no_discover(ctx)) is not None:
+    if (not_evaluable := not_evaluable_without_discover(ctx)) is not None:
         return not_evaluable
     result = _init_result(ctx)
     if "instructions" not in result:
