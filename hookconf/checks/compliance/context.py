@@ -131,11 +131,13 @@ class ComplianceContext:
             return False
         return True
 
-    def send_raw(self, raw: str, expect_id: Any = None) -> RawAnswer:
-        """Send bytes an SDK would refuse to send; report the answer and whether the server still serves."""
+    def send_raw(self, raw: str, expect_id: Any = None, headers: dict[str, str] | None = None) -> RawAnswer:
+        """Send bytes an SDK would refuse to send; report the answer and whether the server still serves.
+
+        Over HTTP `headers` are merged over the usual ones ("" removes one); stdio has none."""
         transport = self.session.transport
         if isinstance(transport, HttpTransport):
-            reply = transport.raw_request("POST", body=raw, timeout_s=self.session.timeout_s)
+            reply = transport.raw_request("POST", body=raw, headers=headers, timeout_s=self.session.timeout_s)
             # The reply may carry notifications first; the answer is the response (or a batch of them).
             answer = next((m for m in reply.messages if isinstance(m, list)
                            or (isinstance(m, dict) and "method" not in m)), None)
@@ -168,8 +170,8 @@ class ComplianceContext:
         answer: RawAnswer = self.memo[key]
         return answer
 
-    def send_json(self, message: Any, expect_id: Any = None) -> RawAnswer:
-        return self.send_raw(json.dumps(message, ensure_ascii=False), expect_id)
+    def send_json(self, message: Any, expect_id: Any = None, headers: dict[str, str] | None = None) -> RawAnswer:
+        return self.send_raw(json.dumps(message, ensure_ascii=False), expect_id, headers)
 
     @property
     def http(self) -> HttpTransport:

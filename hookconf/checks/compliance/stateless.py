@@ -140,14 +140,7 @@ def _discover_with(ctx: ComplianceContext, key: str, meta: JsonObject | None, ve
         message = discover_message(request_id, meta)
         if meta is None:
             message["params"] = {}
-        transport = ctx.session.transport
-        if isinstance(transport, HttpTransport):
-            headers = {VERSION_HEADER: version} if version else None
-            reply = transport.raw_request("POST", body=json.dumps(message), headers=headers,
-                                          timeout_s=ctx.session.timeout_s)
-            ctx.memo[key] = RawAnswer(reply.response, True, reply)
-        else:
-            ctx.memo[key] = ctx.send_json(message, request_id)
+        ctx.memo[key] = ctx.send_json(message, request_id, headers={VERSION_HEADER: version} if version else None)
     answer: RawAnswer = ctx.memo[key]
     return answer
 
