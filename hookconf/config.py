@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
 
 from hookconf import ALL_SUITES, SPEC_VERSIONS
 from hookconf.errors import ConfigError
@@ -107,14 +108,21 @@ def parse_config(data: object, source: str = "config") -> AuditConfig:
 
 
 def describe_validation_error(exc: ValidationError) -> str:
-    lines = []
-    for error in exc.errors():
-        where = ".".join(str(part) for part in error["loc"]) or "(top level)"
-        message = error["msg"].removeprefix("Value error, ")
-        if error["type"] == "extra_forbidden":
-            message = "unknown key (check its spelling)"
-        lines.append(f"  - {where}: {message}")
-    return "\n".join(lines)
+    """Every problem pydantic found, one `  - field.path: message` line each."""
+    return "\n".join(f"  - {_describe(error)}" for error in exc.errors())
+
+
+def first_validation_error(exc: ValidationError) -> str:
+    """The first problem pydantic found, as `field.path: message`."""
+    return _describe(exc.errors()[0])
+
+
+def _describe(error: ErrorDetails) -> str:
+    where = ".".join(str(part) for part in error["loc"]) or "(top level)"
+    message = error["msg"].removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        message = "unknown key (check its spelling)"
+    return f"{where}: {message}"
 
 
 def example_config(server_name: str) -> dict[str, Any]:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from hookconf.config import first_validation_error
 from hookconf.errors import ConfigError
 from hookconf.report.keys import baseline_id
 from hookconf.report.model import BaselineItem, BaselineOutcome, Report, ResultEntry
-from hookconf.report.text import first_validation_error
 from hookconf.verdicts import Status
 
 PLACEHOLDER_REASON = "TODO: say why this failure is expected (or fix it and delete this entry)"

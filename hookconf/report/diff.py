@@ -13,10 +13,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from hookconf.config import first_validation_error
 from hookconf.errors import ConfigError
 from hookconf.report.keys import result_key, tool_scoped
 from hookconf.report.model import Report, ResultEntry
-from hookconf.report.text import clip, first_validation_error
+from hookconf.report.text import clip
 from hookconf.verdicts import Status
 
 MAX_DETAIL = 100

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pydantic import ValidationError
-
 from hookconf import HOOK_SUITES
 from hookconf.report.model import Report, ResultEntry, ToolEntry
 
@@ -44,8 +42,3 @@ def hook_grid(report: Report) -> list[tuple[ToolEntry, list[ResultEntry | None]]
     return grid
 
 
-def first_validation_error(exc: ValidationError) -> str:
-    """The first problem pydantic found, as `field.path: message`."""
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"]) or "(top level)"
-    return f"{where}: {error['msg']}"
