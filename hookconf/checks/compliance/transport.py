@@ -137,10 +137,10 @@ def check_notification_202(ctx: ComplianceContext) -> Outcome:
                   why="A body that is not declared as JSON may not be JSON; accepting it invites confusion attacks.",
                   fix="Answer POSTs whose Content-Type is not application/json with 415 (or 400).")
 def check_content_type_reject(ctx: ComplianceContext) -> Outcome:
-    reply = ctx.http.raw_request("POST", body=ctx.keepalive_body("hookconf-ct-1"),
-                                 headers={"Content-Type": "text/plain"})
     if (not_evaluable := not_evaluable_rejection(ctx)) is not None:
         return not_evaluable
+    reply = ctx.http.raw_request("POST", body=ctx.keepalive_body("hookconf-ct-1"),
+                                 headers={"Content-Type": "text/plain"})
     if 400 <= reply.status < 500:
         return passed(f"text/plain rejected with {reply.status}")
     return failed(f"a text/plain POST was answered with {reply.status}")
