@@ -174,6 +174,13 @@ def test_a_hung_server_is_named_by_the_liveness_request_actually_sent() -> None:
                             "answer either")
 
 
+@pytest.mark.parametrize("transport", ["stdio", pytest.param("http", marks=pytest.mark.http)])
+def test_a_tool_with_a_non_ascii_name_is_called(transport: str) -> None:
+    report = audit(server_for(transport, MODERN, "--defect", "non-ascii-tool-name"), only=["tools-call"])
+    assert [(r.status, r.details) for r in report.results if r.id == "tools-call"] == [
+        ("pass", "écho returned 1 content item(s)")]
+
+
 def test_a_server_that_rejects_everything_is_not_credited_for_rejections() -> None:
     report = audit(server_for("stdio", MODERN, "--defect", "no-discover"), spec="2026-07-28")
     for check in ("lifecycle-discover", "lifecycle-meta-required", "lifecycle-meta-protocol-version-required",

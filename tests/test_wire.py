@@ -9,6 +9,7 @@ import pytest
 
 from hookconf.config import ServerConfig
 from hookconf.session import McpSession, open_session
+from hookconf.wire.http import header_value
 from tests.conftest import stdio_server
 
 
@@ -116,3 +117,14 @@ def test_a_malformed_result_becomes_a_finding_not_a_crash() -> None:
     assert "tools/call result is not a valid CallToolResult" in wire[0].details
     assert "content" in wire[0].details
     assert len(report.schema_violations) == 3
+
+
+@pytest.mark.parametrize(("name", "sent"), [
+    ("echo", "echo"),
+    ("fixture://docs/intro", "fixture://docs/intro"),
+    ("écho", "=?base64?w6ljaG8=?="),
+    (" echo", "=?base64?IGVjaG8=?="),  # edge whitespace would not survive the header
+    ("=?base64?ZWNobw==?=", "=?base64?PT9iYXNlNjQ/WldOb2J3PT0/PQ==?="),  # looks encoded: encoded again
+])
+def test_mcp_name_is_sent_verbatim_only_when_it_survives_a_header(name: str, sent: str) -> None:
+    assert header_value(name) == sent

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
+import re
 import socket
 import threading
 import time
@@ -25,6 +27,8 @@ METHOD_HEADER = "Mcp-Method"
 NAME_HEADER = "Mcp-Name"
 # 2026-07-28: the params key whose value a request mirrors in Mcp-Name
 NAME_PARAMS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+HEADER_SAFE = re.compile(r"[\x20-\x7e]*")
+BASE64_SENTINEL = re.compile(r"=\?base64\?.*\?=")
 CONNECT_POLL_S = 0.02
 
 
@@ -60,6 +64,14 @@ class HttpReply:
     def response(self) -> Any:
         """The JSON-RPC response among the messages (notifications may come first), or None."""
         return next((m for m in self.messages if isinstance(m, dict) and "method" not in m), None)
+
+
+def header_value(value: str) -> str:
+    """`value` as a 2026-07-28 header carries it: verbatim when it is printable ASCII without leading or
+    trailing whitespace, else (and when it looks encoded already) `=?base64?<its UTF-8, base64>?=`."""
+    if HEADER_SAFE.fullmatch(value) and value == value.strip() and not BASE64_SENTINEL.fullmatch(value):
+        return value
+    return f"=?base64?{base64.b64encode(value.encode('utf-8')).decode('ascii')}?="
 
 
 def iter_sse_events(lines: Iterator[str]) -> Iterator[SseEvent]:
@@ -131,8 +143,8 @@ class HttpTransport(Transport):
             return {}
         headers = {METHOD_HEADER: message["method"]}
         name = (message.get("params") or {}).get(NAME_PARAMS.get(message["method"], ""))
-        if isinstance(name, str) and name.isascii():
-            headers[NAME_HEADER] = name
+        if isinstance(name, str):
+            headers[NAME_HEADER] = header_value(name)
         return headers
 
     def send_raw(self, raw: str) -> None:
