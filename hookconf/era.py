@@ -33,6 +33,7 @@ from hookconf.wire.transport import JsonObject
 
 STATELESS_ERROR_CODES = (-32020, -32021, -32022)  # header mismatch, missing client capability, unsupported version
 PROBE_ID = "hookconf-era-probe"
+HTTP_PROBE_ATTEMPTS = 2  # a probe that timed out is sent once more
 STDERR_LINES = 5
 
 
@@ -189,14 +190,25 @@ def probe(session: McpSession) -> ProbeAnswer:
 
 
 def _probe_http(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
+    # A cold start (a package fetched, a runtime warming up) can outlast one probe: a second one grades
+    # such a server in its own era rather than defaulting to the handshake era.
+    for _ in range(HTTP_PROBE_ATTEMPTS):
+        try:
+            return _probe_http_once(main, timeout_s)
+        except httpx2.TimeoutException:
+            continue
+        except httpx2.HTTPError as exc:
+            return ProbeAnswer(None, f"got no answer ({type(exc).__name__})")
+    return ProbeAnswer(None, f"got no answer (timed out {HTTP_PROBE_ATTEMPTS} times)")
+
+
+def _probe_http_once(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
     transport = HttpTransport(main.url, Recording(), main.configured_headers, timeout_s)
     transport.meta = stateless_meta()
     transport.protocol_version = STATELESS_REVISION
     try:
         reply = transport.raw_request("POST", body=json.dumps(discover_message(PROBE_ID)), session=False,
                                       timeout_s=timeout_s)
-    except httpx2.HTTPError as exc:
-        return ProbeAnswer(None, f"got no answer ({type(exc).__name__})")
     finally:
         transport.close()
     response = reply.response

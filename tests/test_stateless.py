@@ -210,6 +210,17 @@ def test_dual_era_server_is_graded_modern_with_a_warning(transport: str) -> None
     assert "--spec-version 2025-11-25" in report.warnings[0]
 
 
+@pytest.mark.http
+def test_an_http_probe_that_times_out_is_sent_once_more() -> None:
+    server = server_for("http", MODERN, "--defect", "http-slow-first-discover")
+    config = parse_config({"server": server, "suites": [COMPLIANCE_SUITE], "timeoutMs": 2000})
+    report = run_audit(config, RunOptions(suites=(COMPLIANCE_SUITE,),
+                                          compliance=ComplianceOptions(only=["lifecycle-discover"])))
+    assert (report.era, report.detection) == ("stateless", "server/discover answered with supportedVersions "
+                                                           "[2026-07-28]")
+    assert statuses(report) == {"lifecycle-discover": "pass"}
+
+
 @pytest.mark.parametrize("revision", ["2025-03-26", "2025-11-25"])
 def test_pinning_a_handshake_revision_offers_exactly_it(revision: str) -> None:
     report = audit(server_for("stdio", DUAL), spec=revision, only=["lifecycle-init", "lifecycle-proto-version"])
