@@ -26,14 +26,13 @@ from hookconf.session import (
     stateless_meta,
 )
 from hookconf.validation import models_for
-from hookconf.wire.http import HttpTransport
+from hookconf.wire.http import TOO_MANY_REQUESTS, HttpReply, HttpTransport
 from hookconf.wire.process import ServerProcess
 from hookconf.wire.recording import Recording
 from hookconf.wire.transport import JsonObject
 
 STATELESS_ERROR_CODES = (-32020, -32021, -32022)  # header mismatch, missing client capability, unsupported version
 PROBE_ID = "hookconf-era-probe"
-HTTP_PROBE_ATTEMPTS = 2  # a probe that timed out is sent once more
 STDERR_LINES = 5
 
 
@@ -190,31 +189,34 @@ def probe(session: McpSession) -> ProbeAnswer:
 
 
 def _probe_http(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
-    # A cold start (a package fetched, a runtime warming up) can outlast one probe: a second one grades
-    # such a server in its own era rather than defaulting to the handshake era.
-    for _ in range(HTTP_PROBE_ATTEMPTS):
-        try:
-            return _probe_http_once(main, timeout_s)
-        except httpx2.TimeoutException:
-            continue
-        except httpx2.HTTPError as exc:
-            return ProbeAnswer(None, f"got no answer ({type(exc).__name__})")
-    return ProbeAnswer(None, f"got no answer (timed out {HTTP_PROBE_ATTEMPTS} times)")
-
-
-def _probe_http_once(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
-    transport = HttpTransport(main.url, Recording(), main.configured_headers, timeout_s)
-    transport.meta = stateless_meta()
-    transport.protocol_version = STATELESS_REVISION
     try:
-        reply = transport.raw_request("POST", body=json.dumps(discover_message(PROBE_ID)), session=False,
-                                      timeout_s=timeout_s)
-    finally:
-        transport.close()
+        reply = _post_probe(main, timeout_s)
+        if reply is None or reply.status == TOO_MANY_REQUESTS:
+            # A cold start (a package fetched, a runtime warming up) can outlast one probe, and a rate limiter
+            # can refuse one: a second probe grades such a server in its own era, not the handshake era.
+            reply = _post_probe(main, timeout_s)
+    except httpx2.HTTPError as exc:
+        return ProbeAnswer(None, f"got no answer ({type(exc).__name__})")
+    if reply is None:
+        return ProbeAnswer(None, "got no answer (timed out twice)")
     response = reply.response
     note = f"answered HTTP {reply.status}" + (f" with {_describe(response).removeprefix('answered with ')}"
                                               if response else "")
     return ProbeAnswer(response, note)
+
+
+def _post_probe(main: HttpTransport, timeout_s: float) -> HttpReply | None:
+    """The probe's reply, or None when it timed out."""
+    transport = HttpTransport(main.url, Recording(), main.configured_headers, timeout_s)
+    transport.meta = stateless_meta()
+    transport.protocol_version = STATELESS_REVISION
+    try:
+        return transport.raw_request("POST", body=json.dumps(discover_message(PROBE_ID)), session=False,
+                                     timeout_s=timeout_s)
+    except httpx2.TimeoutException:
+        return None
+    finally:
+        transport.close()
 
 
 def _describe(response: JsonObject | None) -> str:

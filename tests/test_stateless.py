@@ -221,6 +221,15 @@ def test_an_http_probe_that_times_out_is_sent_once_more() -> None:
     assert statuses(report) == {"lifecycle-discover": "pass"}
 
 
+@pytest.mark.http
+def test_the_setup_discover_is_sent_once_more_after_a_429() -> None:
+    report = audit(server_for("http", MODERN, "--defect", "http-429-second-discover"),
+                   only=["lifecycle-discover", "transport-post", "lifecycle-meta-required"])
+    assert report.era == "stateless"
+    assert statuses(report) == {"lifecycle-discover": "pass", "transport-post": "pass",
+                                "lifecycle-meta-required": "pass"}
+
+
 @pytest.mark.parametrize("revision", ["2025-03-26", "2025-11-25"])
 def test_pinning_a_handshake_revision_offers_exactly_it(revision: str) -> None:
     report = audit(server_for("stdio", DUAL), spec=revision, only=["lifecycle-init", "lifecycle-proto-version"])

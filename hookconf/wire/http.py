@@ -30,6 +30,7 @@ NAME_PARAMS = {"tools/call": "name", "prompts/get": "name", "resources/read": "u
 HEADER_SAFE = re.compile(r"[\x20-\x7e]*")
 BASE64_SENTINEL = re.compile(r"=\?base64\?.*\?=")
 CONNECT_POLL_S = 0.02
+TOO_MANY_REQUESTS = 429
 
 
 @dataclass(frozen=True)

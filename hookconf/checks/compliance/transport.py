@@ -18,7 +18,7 @@ from hookconf.checks.compliance.catalog import (
 )
 from hookconf.checks.compliance.context import ComplianceContext, error_code, is_error, not_evaluable_rejection
 from hookconf.checks.compliance.errors import METHOD_NOT_FOUND, unknown_method
-from hookconf.wire.http import SESSION_HEADER, HttpReply, HttpTransport
+from hookconf.wire.http import SESSION_HEADER, TOO_MANY_REQUESTS, HttpExchange, HttpReply, HttpTransport
 
 STDIO = "basic/transports#stdio"
 HTTP = "basic/transports#streamable-http"
@@ -85,11 +85,19 @@ def check_unknown_method_recovers(ctx: ComplianceContext) -> Outcome:
                   why="Streamable HTTP sends every client message as a POST to the MCP endpoint.",
                   fix="Accept POST on the endpoint and answer requests with 200.")
 def check_post(ctx: ComplianceContext) -> Outcome:
-    first = ctx.http.exchanges[0] if ctx.http.exchanges else None
+    first = _opening_exchange(ctx)
     opening = "server/discover" if ctx.stateless else "initialize"
     if first is None or first.status != 200:
         return failed(f"{opening} POST answered with status {first.status if first else 'none'}")
     return passed(f"{opening} POST answered 200")
+
+
+def _opening_exchange(ctx: ComplianceContext) -> HttpExchange | None:
+    """The first POST's exchange; the one it settled on when the setup server/discover was resent after a 429."""
+    exchanges = ctx.http.exchanges
+    if ctx.stateless and len(exchanges) > 1 and exchanges[0].status == TOO_MANY_REQUESTS:
+        return exchanges[1]
+    return exchanges[0] if exchanges else None
 
 
 @compliance_check(
