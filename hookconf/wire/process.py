@@ -106,7 +106,7 @@ class ServerProcess:
                 env=clean_environment(env),
                 cwd=cwd,
                 start_new_session=True,
-                bufsize=0,
+                bufsize=-1,  # buffered: readline() on a raw pipe makes a system call per byte
             )
         except OSError as exc:
             raise ServerStartError(

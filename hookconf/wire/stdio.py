@@ -21,7 +21,7 @@ class StdioTransport(Transport):
     def _read_stdout(self) -> None:
         stdout = self.process.popen.stdout
         assert stdout is not None
-        # readline() on the raw pipe has no line-length limit: real tools/list answers exceed 100 KB.
+        # readline() has no line-length limit: real tools/list answers exceed 100 KB.
         for line in iter(stdout.readline, b""):
             text = line.decode("utf-8", "replace").rstrip("\r\n")
             if text:
