@@ -23,8 +23,8 @@ SCORES_NOTE = ("Cells: the hook score, then the compliance grade and score where
                "Suite columns: mean status points of the latest audited version (pass 100, warn 60, "
                "indeterminate 50, fail 0; skips left out).")
 REGRESSIONS_NOTE = ("Consecutive audited versions of each server in version order. worse/better: checks whose "
-                    "status changed (skips left out; compliance checks only where both were graded against the "
-                    "same revision, see spec); deltas are new minus old; p95 is the slowest tool's.")
+                    "status changed (skips left out; compliance checks only where both were graded in the "
+                    "same era, see spec); deltas are new minus old; p95 is the slowest tool's.")
 ECOSYSTEM_NOTE = "Over the latest audited version of every server."
 TERMINAL_CHANGES = 3
 STATUS_COLOURS = {"pass": "#2e7d32", "warn": "#f9a825", "indeterminate": "#9e9e9e", "fail": "#c62828",

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from hookconf import HOOK_SUITES
+from hookconf import HOOK_SUITES, STATELESS_REVISIONS
 from hookconf.fleet.store import StoredAudit
 from hookconf.fleet.versions import sorted_versions
 
@@ -186,7 +186,7 @@ def _regression_row(server: str, old: dict[str, Any], new: dict[str, Any],
     after = statuses.get((server, new["version"]), {})
     revisions = _revisions(old, new)
     worse, better = [], []
-    if "→" in revisions:  # check ids mean something only within one revision's catalog: see `spec`
+    if _changed_era(old, new):  # check ids mean something only within one era's catalog: see `spec`
         before = {check: status for check, status in before.items() if not check.startswith(COMPLIANCE_PREFIX)}
     for check in sorted(set(before) & set(after)):
         (old_status, old_code), (new_status, new_code) = before[check], after[check]
@@ -211,6 +211,13 @@ def _revisions(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
     """The MCP revision both audits were graded against, or 'OLD → NEW' when the server changed era."""
     before, after = (r if isinstance(r, str) else "-" for r in (old["spec_version"], new["spec_version"]))
     return before if before == after else f"{before} → {after}"
+
+
+def _changed_era(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """One audit graded in the stateless era (2026-07-28), the other in the handshake era (older revisions
+    share one catalog, whose checks gate themselves by revision)."""
+    stateless = [r in STATELESS_REVISIONS for r in (old["spec_version"], new["spec_version"]) if isinstance(r, str)]
+    return len(stateless) == 2 and stateless[0] != stateless[1]
 
 
 def _change(check: str, old_status: str, new_status: str, code: str | None) -> str:
