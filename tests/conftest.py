@@ -99,7 +99,7 @@ def external_good_http() -> Iterator[str]:
     process = subprocess.Popen([sys.executable, str(FIXTURES / "good_server.py"), "--http", str(port)],
                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        _wait_for_port(port, process)
+        wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()
@@ -110,7 +110,7 @@ def external_good_http() -> Iterator[str]:
             process.wait()
 
 
-def _wait_for_port(port: int, process: subprocess.Popen[bytes], timeout_s: float = 20) -> None:
+def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout_s: float = 20) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -13,7 +15,7 @@ from hookconf.compliance_runner import ComplianceOptions
 from hookconf.config import parse_config
 from hookconf.report.model import Report
 from hookconf.runner import RunOptions, run_audit
-from tests.conftest import http_server, stdio_server
+from tests.conftest import FIXTURES, free_port, http_server, stdio_server, wait_for_port
 
 SCRIPT = "compliance_server.py"
 
@@ -170,6 +172,32 @@ def test_a_server_that_hangs_is_replaced_rather_than_waited_out_by_every_later_c
         (r.id, r.details) for r in report.results if r.id in later and r.status == "fail"]
     # One timeout and one ping probe for the hang, not one timeout per later check (about 40 of them).
     assert elapsed < 5 * timeout_s + 10, elapsed
+
+
+@pytest.mark.http
+def test_a_hung_server_reached_by_url_ends_the_run_instead_of_timing_out_every_check() -> None:
+    port = free_port()
+    argv = [sys.executable, str(FIXTURES / SCRIPT), "--http", str(port), "--defect", "hang-on-invalid-json"]
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process)
+        config = parse_config({"server": {"name": "deployed", "transport": "http",
+                                          "url": f"http://127.0.0.1:{port}/mcp"},
+                               "suites": [COMPLIANCE_SUITE], "timeoutMs": 2000})
+        started = time.monotonic()
+        report = run_audit(config, RunOptions(suites=(COMPLIANCE_SUITE,)))
+        elapsed = time.monotonic() - started
+    finally:
+        process.kill()
+        process.wait()
+    status, details = verdict(report, "error-invalid-json")
+    assert (status, "the server hung under this check" in details) == ("fail", True), details
+    order = [r.id for r in report.results if r.id]
+    later = [r for r in report.results if r.id in order[order.index("error-invalid-json") + 1:]]
+    # hookconf did not start it, so it cannot restart it: what would each have waited out a timeout is skipped.
+    assert all(r.status == "skip" for r in later), [(r.id, r.status, r.details) for r in later if r.status != "skip"]
+    assert any(r.details == "not run: the server stopped answering under error-invalid-json" for r in later)
+    assert elapsed < 10, elapsed
 
 
 @pytest.mark.http

@@ -205,6 +205,13 @@ class HttpTransport(Transport):
         for name in removed:  # also drops the client's default headers, e.g. a configured Authorization
             if name in request.headers:
                 del request.headers[name]
+        try:
+            return self._read_reply(request, method)
+        except httpx2.TimeoutException:
+            self.timeouts += 1  # as for a JSON-RPC request: a hint that the server may be hung
+            raise
+
+    def _read_reply(self, request: httpx2.Request, method: str) -> HttpReply:
         with contextlib.closing(self._client.send(request, stream=True)) as response:
             reply_headers = {k.lower(): v for k, v in response.headers.items()}
             if method == "GET" and reply_headers.get("content-type", "").startswith("text/event-stream"):
