@@ -6,6 +6,7 @@ import jsonschema
 import pytest
 
 from hookconf.checks.arguments import generated_arguments
+from hookconf.checks.backend import unreachable_backend
 from hookconf.checks.normalize import (
     ISO_TIMESTAMP,
     TIMESTAMP_MASK,
@@ -134,3 +135,22 @@ def test_skips_are_left_out_of_the_score() -> None:
 def test_server_score_is_the_mean_of_tool_scores() -> None:
     assert server_score([100, 50, None]) == 75
     assert server_score([None]) is None
+
+
+@pytest.mark.parametrize("text", [
+    "Error searching libraries: TypeError: fetch failed",
+    "connect ECONNREFUSED 127.0.0.1:5432",
+    "getaddrinfo ENOTFOUND api.example.com",
+    "HTTPSConnectionPool(host='api.x.io', port=443): Max retries exceeded with url: /v1",
+    "[Errno -3] Temporary failure in name resolution",
+])
+def test_an_error_naming_an_unreachable_backend_is_recognised(text: str) -> None:
+    assert unreachable_backend(text) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "Unknown tool: frobnicate", "Invalid arguments: 'path' is required", "hello from hookconf",
+    "Connection established with 3 entities", "Refused: the path is outside the allowed directories",
+])
+def test_ordinary_errors_and_outputs_do_not_name_a_backend(text: str) -> None:
+    assert unreachable_backend(text) is None

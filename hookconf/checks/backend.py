@@ -1,0 +1,35 @@
+"""Errors that name a backend the server could not reach: the audit's sandbox, not the server, is at fault.
+
+hookconf audits servers offline, so a tool that calls an API, a database or a search index fails with the
+transport error of that backend. Such an error says nothing about the server's own conformance: a check
+that meets one is indeterminate, quoting the message, never a FAIL.
+"""
+
+from __future__ import annotations
+
+import re
+
+UNREACHABLE_BACKEND = re.compile(
+    r"ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH"
+    r"|connection refused|connect(?:ion)? timed? ?out|network is unreachable|no route to host"
+    r"|getaddrinfo|name or service not known|temporary failure in name resolution|nodename nor servname"
+    r"|failed to resolve|could not resolve host|name resolution|dns lookup failed"
+    r"|fetch failed|failed to fetch|socket hang up|max retries exceeded|failed to establish a new connection"
+    r"|ConnectError|ConnectTimeout|ConnectionError|ServerSelectionTimeoutError",
+    re.IGNORECASE,
+)
+MESSAGE_CHARS = 200
+
+
+def unreachable_backend(text: str) -> str | None:
+    """The message, shortened, when the text names a backend that could not be reached; else None."""
+    if not UNREACHABLE_BACKEND.search(text):
+        return None
+    message = " ".join(text.split())
+    return message if len(message) <= MESSAGE_CHARS else message[: MESSAGE_CHARS - 3] + "..."
+
+
+def sandbox_note(message: str) -> str:
+    """The reason an indeterminate verdict gives when a backend was out of reach."""
+    return (f"the server could not reach a backend ({message}); hookconf audits offline, so this says "
+            "nothing about the server itself")
