@@ -29,7 +29,8 @@ HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 MAX_LISTED = 5
 TOOL_NAME_RULE = Rule("Tool names SHOULD be between 1 and 128 characters in length (inclusive). [...] The following "
                       "SHOULD be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits "
-                      "(0-9), underscore (_), hyphen (-), and dot (.)", "MCP 2025-11-25 server/tools#tool-names")
+                      "(0-9), underscore (_), hyphen (-), and dot (.)",
+                      "MCP server/tools#tool-names, 2025-11-25 and 2026-07-28")
 
 
 def _names(items: list[Any]) -> str:

@@ -223,7 +223,7 @@ def check_get_stream(ctx: ComplianceContext) -> Outcome:
                   fix="Answer DELETE with the session id with 200/204 (and forget the session), or 405.",
                   should=Rule("The server MAY terminate the session at any time, after which it MUST respond to "
                               "requests containing that session ID with HTTP 404 Not Found.",
-                              "MCP 2025-03-26 to 2025-11-25 basic/transports#session-management"))
+                              "MCP basic/transports#session-management, 2025-03-26 to 2025-11-25"))
 def check_delete(ctx: ComplianceContext) -> Outcome:
     if not ctx.http.session_id:
         return skipped("the server issued no session id (stateless)")
