@@ -36,7 +36,7 @@ STDIO_DEFECTS = {
     "serve-ping": ["lifecycle-removed-methods"],
     "declared-prompts-missing": ["lifecycle-capability-handlers-match"],
     "listen-no-ack": ["lifecycle-subscriptions-listen"],
-    "unsolicited-logs": ["lifecycle-log-level-gating"],
+    "unsolicited-logs": ["lifecycle-log-level-gating", "lifecycle-logging-capability"],  # no logging capability
     "no-list-caching": ["tools-list-caching", "resources-list-caching", "resources-read-caching",
                         "resources-templates-caching"],
     "input-required-list": ["schema-no-input-required-on-lists"],

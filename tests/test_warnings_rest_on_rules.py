@@ -14,6 +14,8 @@ from hookconf.checks.compliance import CHECKS, ComplianceCheck
 from hookconf.checks.compliance.catalog import Category, Outcome, Rule, compliance_check, passed, warned
 from hookconf.checks.compliance.context import ComplianceContext
 from hookconf.compliance_runner import grade
+from hookconf.fleet.store import StoredAudit
+from hookconf.fleet.tables import AUDITED, build_tables, suite_pass_rates
 from hookconf.report.keys import SERVER_SCOPE
 from hookconf.report.model import ResultEntry
 from hookconf.verdicts import Status
@@ -98,3 +100,24 @@ def test_advice_leaves_the_grade_where_a_pass_would(required: bool) -> None:
     (category,) = with_advice.categories
     assert (category.score, category.failed, category.warned, category.advice) == (
         with_pass.categories[0].score, 2, 0, 1)
+
+
+def _stored(version: str, status: str) -> StoredAudit:
+    def entry(check_id: str, verdict: str) -> dict[str, Any]:
+        return {"suite": "compliance", "tool": SERVER_SCOPE, "status": verdict, "code": None, "title": "t",
+                "details": "", "durationMs": 0.0, "id": check_id, "category": "schema", "required": False}
+
+    results = [entry("tools-title-field", status), entry("tools-schema", "pass")]
+    report = {"score": None, "grade": "A", "complianceScore": 100.0, "specVersion": "2025-11-25", "results": results}
+    return StoredAudit(id=1, fleet="f", server="s", version=version, source="pypi", hookconf_version="0",
+                       outcome=AUDITED, message=None, started_at="", duration_s=1.0, report=report)
+
+
+def test_fleet_tables_count_advice_as_no_problem() -> None:
+    tables = build_tables([_stored("1.0", "pass"), _stored("1.1", "advice")])
+    (regression,) = tables.regressions.to_dict("records")
+    assert (regression["worse"], regression["better"]) == ("", "")
+    latest = tables.results[tables.results["version"] == "1.1"]
+    (compliance,) = suite_pass_rates(latest).to_dict("records")
+    assert (compliance["results"], compliance["failed"], compliance["pass_rate"]) == (1, 0, 100.0)
+    assert tables.scores.set_index("server").loc["s", "compliance"] == 100.0

@@ -25,6 +25,7 @@ GRADE_ORDER = ("A", "B", "C", "D", "F", NO_GRADE)
 # Status points as the hook score counts them; a skip is not a status anyone is better or worse at.
 STATUS_POINTS = {"pass": 100, "warn": 60, "indeterminate": 50, "fail": 0}
 STATUS_ORDER = ("pass", "warn", "indeterminate", "fail", "skip")
+NOT_JUDGED = ("skip", "advice")  # advice rests on no spec rule: it has no points and is no problem
 P95_IN_DETAILS = re.compile(r"p95 (?P<ms>[0-9.]+) ms")
 MIB = 1024 * 1024
 COMPLIANCE_PREFIX = "compliance/"
@@ -277,7 +278,8 @@ def failing_checks(latest: pd.DataFrame, latest_results: pd.DataFrame) -> pd.Dat
 
 
 def suite_pass_rates(latest_results: pd.DataFrame) -> pd.DataFrame:
-    ran = latest_results[latest_results["status"] != "skip"]
+    """Pass rate per suite over the verdicts that judged a rule: skips and advice are left out."""
+    ran = latest_results[~latest_results["status"].isin(NOT_JUDGED)]
     grouped = ran.assign(passed=ran["status"] == "pass", failed=ran["status"] == "fail").groupby("suite").agg(
         results=("status", "size"), passed=("passed", "sum"), failed=("failed", "sum"), servers=("server", "nunique"))
     grouped["pass_rate"] = 100 * grouped["passed"] / grouped["results"]
