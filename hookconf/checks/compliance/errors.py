@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from hookconf.checks.compliance.catalog import (
     Category,
@@ -49,15 +50,19 @@ def invalid_json(ctx: ComplianceContext) -> RawAnswer:
 
 
 def _probe(ctx: ComplianceContext, key: str, message: object) -> RawAnswer:
-    """ctx.probe, also keeping what else the server sent meanwhile (notifications, requests, stray lines),
-    so that a missing answer can say what did arrive."""
-    if key in ctx.memo:
-        return ctx.probe(key, message)
-    recording = ctx.session.transport.recording
-    start = len(recording.received())
-    answer = ctx.probe(key, message)
-    ctx.memo[f"{key}:arrived"] = [_arrival(entry) for entry in recording.received()[start:]
-                                  if not entry.is_json or _is_server_message(entry.message)]
+    return noting_arrivals(ctx, key, lambda: ctx.probe(key, message))
+
+
+def noting_arrivals(ctx: ComplianceContext, key: str, send: Callable[[], RawAnswer]) -> RawAnswer:
+    """The answer to a probe sent once per key, keeping what else the server sent meanwhile (notifications,
+    requests, stray lines), so that a missing answer can say what did arrive (see no_answer)."""
+    if key not in ctx.memo:
+        recording = ctx.session.transport.recording
+        start = len(recording.received())
+        ctx.memo[key] = send()
+        ctx.memo[f"{key}:arrived"] = [_arrival(entry) for entry in recording.received()[start:]
+                                      if not entry.is_json or _is_server_message(entry.message)]
+    answer: RawAnswer = ctx.memo[key]
     return answer
 
 
