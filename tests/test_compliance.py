@@ -352,8 +352,11 @@ def test_no_answer_names_what_arrived_instead() -> None:
     assert "unparseable input" in details
 
 
-def test_a_warning_quotes_the_spec_sentence_it_rests_on() -> None:
-    status, details = verdict(compliance_audit(stdio_server(SCRIPT, "--defect", "bad-tool-name")),
-                              "tools-name-format")
+@pytest.mark.parametrize(("defect", "check_id", "quoted"), [
+    ("bad-tool-name", "tools-name-format", "Tool names SHOULD be between 1 and 128 characters"),
+    ("cursor-internal", "error-invalid-cursor", "Invalid cursors SHOULD result in an error with code -32602"),
+])
+def test_a_warning_quotes_the_spec_sentence_it_rests_on(defect: str, check_id: str, quoted: str) -> None:
+    status, details = verdict(compliance_audit(stdio_server(SCRIPT, "--defect", defect)), check_id)
     assert status == "warn"
-    assert "the spec: \"Tool names SHOULD be between 1 and 128 characters" in details
+    assert f"; the spec: \"{quoted}" in details

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -19,6 +20,7 @@ from hookconf.fleet.tables import AUDITED, build_tables, suite_pass_rates
 from hookconf.report.keys import SERVER_SCOPE
 from hookconf.report.model import ResultEntry
 from hookconf.verdicts import Status
+from tests.conftest import CliRun
 
 DOC = Path(__file__).parent.parent / "docs" / "warnings-and-advice.md"
 DOC_ROW = re.compile(r"^\| `(?P<id>[a-z0-9-]+)` \| (?P<verdict>warning|advice) \|", re.MULTILINE)
@@ -121,3 +123,11 @@ def test_fleet_tables_count_advice_as_no_problem() -> None:
     (compliance,) = suite_pass_rates(latest).to_dict("records")
     assert (compliance["results"], compliance["failed"], compliance["pass_rate"]) == (1, 0, 100.0)
     assert tables.scores.set_index("server").loc["s", "compliance"] == 100.0
+
+
+def test_explain_shows_the_rule_or_why_it_is_advice(run_cli: Callable[..., CliRun]) -> None:
+    cursor = run_cli("explain", "error-invalid-cursor").stdout
+    assert 'Warnings rest on: "Invalid cursors SHOULD result in an error with code -32602' in cursor
+    title = run_cli("explain", "tools-title-field").stdout
+    assert "Advice, never counted as a problem: tools without a title" in title
+    assert "Warnings rest on" not in title
