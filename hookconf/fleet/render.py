@@ -16,14 +16,7 @@ from tabulate import tabulate
 from hookconf import __version__
 from hookconf.fleet.errors import StoreError
 from hookconf.fleet.store import FleetStore
-from hookconf.fleet.tables import (
-    STATUS_ORDER,
-    FleetTables,
-    build_tables,
-    latest_audited,
-    named_count,
-    status_shares,
-)
+from hookconf.fleet.tables import STATUS_ORDER, FleetTables, build_tables, latest_audited, named_count, status_shares
 
 SCORES_NOTE = ("Cells: the hook score, then the compliance grade and score where the compliance suite ran; "
                "or why there is no audit. "
