@@ -15,7 +15,9 @@ UNREACHABLE_BACKEND = re.compile(
     r"|getaddrinfo|name or service not known|temporary failure in name resolution|nodename nor servname"
     r"|failed to resolve|could not resolve host|name resolution|dns lookup failed"
     r"|fetch failed|failed to fetch|socket hang up|max retries exceeded|failed to establish a new connection"
-    r"|ConnectError|ConnectTimeout|ConnectionError|ServerSelectionTimeoutError",
+    r"|ConnectError|ConnectTimeout|ConnectionError|ServerSelectionTimeoutError"
+    r"|no such host|UnknownHostException|cannot connect to host|UND_ERR_CONNECT_TIMEOUT"
+    r"|HTTPS?ConnectionPool\(host=|timeout of \d+ ?ms exceeded",
     re.IGNORECASE,
 )
 MESSAGE_CHARS = 200
