@@ -11,10 +11,12 @@ import pytest
 
 from hookconf import COMPLIANCE_SUITE
 from hookconf.checks.compliance import CHECKS
+from hookconf.checks.compliance.context import ComplianceContext, failure_text
 from hookconf.compliance_runner import ComplianceOptions
 from hookconf.config import parse_config
 from hookconf.report.model import Report
 from hookconf.runner import RunOptions, run_audit
+from hookconf.session import open_session
 from tests.conftest import FIXTURES, free_port, http_server, stdio_server, wait_for_port
 
 SCRIPT = "compliance_server.py"
@@ -354,3 +356,39 @@ def test_injection_evidence_fails_even_where_the_usual_call_fails() -> None:
                                                only=["security-path-traversal"]), "security-path-traversal")
     assert status == "fail", details
     assert "read_doc" in details
+
+
+def test_one_baseline_call_per_tool_reusing_an_identical_earlier_call() -> None:
+    config = parse_config({"server": stdio_server(SCRIPT, "--toolset", "strict-args"), "suites": [COMPLIANCE_SUITE],
+                           "timeoutMs": 5000})
+    session = open_session(config.server, 5.0)
+    try:
+        session.initialize()
+        ctx = ComplianceContext(config, session, "2025-11-25", auth_configured=False)
+        broken, strict = ctx.tools
+        session.call_tool(str(strict["name"]), ctx.arguments_for(strict))  # as a hook suite would
+        assert failure_text(ctx.baseline(strict)) is None
+        assert failure_text(ctx.baseline(broken)) == "error -32603: Internal error: the lookup table is corrupt"
+        assert failure_text(ctx.baseline(broken)) is not None
+        sent = [m.message["params"]["name"] for m in session.transport.recording.messages()
+                if m.direction == "sent" and isinstance(m.message, dict) and m.message.get("method") == "tools/call"]
+        assert sent == ["strict_echo", "broken_lookup"]
+    finally:
+        session.close()
+
+
+def test_a_call_that_got_no_answer_is_not_made_again_as_a_baseline() -> None:
+    config = parse_config({"server": stdio_server("broken_server.py"), "suites": [COMPLIANCE_SUITE], "timeoutMs": 5000})
+    session = open_session(config.server, 5.0)
+    try:
+        session.initialize()
+        ctx = ComplianceContext(config, session, session.identity.protocol_version if session.identity else "",
+                                auth_configured=False)
+        hang = next(t for t in ctx.tools if t["name"] == "hang_forever")
+        assert session.call_tool("hang_forever", ctx.arguments_for(hang), timeout_s=0.5).timed_out
+        started = time.monotonic()
+        assert ctx.baseline(hang) is None
+        assert time.monotonic() - started < 0.5
+        assert session.calls_by_tool["hang_forever"] == 1
+    finally:
+        session.close()

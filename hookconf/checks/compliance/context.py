@@ -120,28 +120,31 @@ class ComplianceContext:
 
     def call_once(self, name: str, arguments: Any) -> JsonObject | None:
         """The answer to this exact call, made at most once: an identical earlier call in the recording (a hook
-        suite's, or another check's) is reused. The baseline against which a check blames an input."""
+        suite's, or another check's) is reused, and one that got no answer is not made again (a tool that hung
+        is not called again). The baseline against which a check blames an input."""
         key = f"call:{name}:{json.dumps(arguments, sort_keys=True, default=str)}"
         if key not in self.memo:
-            recorded = self._recorded_answer(name, arguments)
-            self.memo[key] = recorded if recorded is not None else self.call_tool(name, arguments)
+            made, answer = self._recorded_call(name, arguments)
+            self.memo[key] = answer if made else self.call_tool(name, arguments)
         return self.note_answer(self.memo[key])
 
     def baseline(self, tool: JsonObject) -> JsonObject | None:
         """The tool called as a client normally would: with its probe's (or generated) arguments."""
         return self.call_once(str(tool.get("name")), self.arguments_for(tool))
 
-    def _recorded_answer(self, name: str, arguments: Any) -> JsonObject | None:
+    def _recorded_call(self, name: str, arguments: Any) -> tuple[bool, JsonObject | None]:
+        """Whether this call was made on the current session, and its answer (None when none came)."""
         sent_ids = {entry.message.get("id") for entry in self.session.transport.recording.messages()
                     if entry.direction == "sent" and isinstance(entry.message, dict)
                     and entry.message.get("method") == "tools/call" and isinstance(entry.message.get("params"), dict)
                     and entry.message["params"].get("name") == name
                     and entry.message["params"].get("arguments") == arguments}
         sent_ids.discard(None)
-        for item in self.received_messages():
-            if isinstance(item, dict) and "method" not in item and item.get("id") in sent_ids:
-                return item
-        return None
+        answers = [item for item in self.received_messages()
+                   if isinstance(item, dict) and "method" not in item and item.get("id") in sent_ids]
+        if answers:
+            return True, answers[0]
+        return bool(sent_ids), None
 
     def note_answer(self, response: JsonObject | None) -> JsonObject | None:
         """Remember an answer that names an unreachable backend; return the answer."""
