@@ -7,7 +7,7 @@ import pytest
 
 from hookconf.checks.arguments import generated_arguments
 from hookconf.checks.backend import unreachable_backend
-from hookconf.checks.compliance.context import failure_text, not_evaluable
+from hookconf.checks.compliance.context import backend_failure, failure_text, not_evaluable
 from hookconf.checks.normalize import (
     ISO_TIMESTAMP,
     TIMESTAMP_MASK,
@@ -185,8 +185,12 @@ def test_a_backend_failure_is_recognised_in_both_shapes_of_a_failed_call() -> No
     as_error = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "getaddrinfo ENOTFOUND api.x.io"}}
     as_tool_result = {"jsonrpc": "2.0", "id": 2, "result": {"isError": True, "content": [
         {"type": "text", "text": "request to https://api.x.io failed, reason: connect ECONNREFUSED 10.0.0.1:443"}]}}
-    for response in (as_error, as_tool_result):
-        assert unreachable_backend(failure_text(response) or "") is not None
+    assert backend_failure(as_error) == "error -32603: getaddrinfo ENOTFOUND api.x.io"
+    assert backend_failure(as_tool_result) == (
+        "isError: request to https://api.x.io failed, reason: connect ECONNREFUSED 10.0.0.1:443")
+    assert backend_failure({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "Unknown tool: x"}}) is None
+    assert backend_failure({"jsonrpc": "2.0", "id": 4, "result": {"content": [
+        {"type": "text", "text": "connect ECONNREFUSED"}]}}) is None  # a successful result, whatever it says
 
 
 def test_not_evaluable_is_indeterminate_and_names_the_failure_without_the_input() -> None:

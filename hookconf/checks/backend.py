@@ -27,8 +27,13 @@ def unreachable_backend(text: str) -> str | None:
     """The message, shortened, when the text names a backend that could not be reached; else None."""
     if not UNREACHABLE_BACKEND.search(text):
         return None
+    return one_line(text)
+
+
+def one_line(text: str, limit: int = MESSAGE_CHARS) -> str:
+    """A server's message for a verdict: whitespace runs as one space, at most `limit` characters."""
     message = " ".join(text.split())
-    return message if len(message) <= MESSAGE_CHARS else message[: MESSAGE_CHARS - 3] + "..."
+    return message if len(message) <= limit else message[: limit - 3] + "..."
 
 
 def sandbox_note(message: str) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from hookconf import STATELESS_REVISIONS
 from hookconf.checks.arguments import generated_arguments
-from hookconf.checks.backend import sandbox_note, unreachable_backend
+from hookconf.checks.backend import one_line, sandbox_note, unreachable_backend
 from hookconf.checks.compliance.catalog import Outcome, undecided
 from hookconf.checks.context import is_read_only
 from hookconf.config import AuditConfig
@@ -148,8 +148,7 @@ class ComplianceContext:
 
     def note_answer(self, response: JsonObject | None) -> JsonObject | None:
         """Remember an answer that names an unreachable backend; return the answer."""
-        text = failure_text(response) if response is not None else None
-        message = unreachable_backend(text) if text else None
+        message = backend_failure(response) if response is not None else None
         if message is not None and message not in self.backend_errors:
             self.backend_errors.append(message)
         return response
@@ -346,14 +345,15 @@ def failure_text(response: Any) -> str | None:
     return None
 
 
+def backend_failure(response: Any) -> str | None:
+    """The message of a failed answer that names a backend out of reach (the sandbox's fault); else None."""
+    text = failure_text(response)
+    return unreachable_backend(text) if text is not None else None
+
+
 def not_evaluable(without: str, failure: str) -> Outcome:
     """A check that would blame an input, when the same call fails without that input too."""
-    return undecided(f"not evaluable: the call fails without {without} as well: {short(failure, 300)}")
-
-
-def short(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return undecided(f"not evaluable: the call fails without {without} as well: {one_line(failure, 300)}")
 
 
 def describe(response: Any) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from hookconf.checks.backend import sandbox_note, unreachable_backend
+from hookconf.checks.backend import sandbox_note
 from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
     Category,
@@ -16,7 +16,7 @@ from hookconf.checks.compliance.catalog import (
     undecided,
     warned,
 )
-from hookconf.checks.compliance.context import ComplianceContext, describe, failure_text, is_error
+from hookconf.checks.compliance.context import ComplianceContext, backend_failure, describe, is_error
 from hookconf.session import Listing
 from hookconf.wire.transport import JsonObject
 
@@ -59,7 +59,7 @@ def check_tools_call(ctx: ComplianceContext) -> Outcome:
     if response is None:
         return failed(f"no answer to tools/call {tool['name']}")
     if is_error(response):
-        if (backend := unreachable_backend(failure_text(response) or "")) is not None:
+        if (backend := backend_failure(response)) is not None:
             return undecided(sandbox_note(backend))
         return skipped(f"{tool['name']} answered with {describe(response)}; add a probe with valid arguments")
     content = (response.get("result") or {}).get("content")
@@ -124,7 +124,7 @@ def check_missing_args(ctx: ComplianceContext) -> Outcome:
         return failed(f"no answer to {tool['name']} without its required arguments")
     result = response.get("result")
     if is_error(response) or (isinstance(result, dict) and result.get("isError") is True):
-        if (backend := unreachable_backend(failure_text(response) or "")) is not None:
+        if (backend := backend_failure(response)) is not None:
             # The tool went on to its backend without the arguments: that is no validation.
             return undecided(sandbox_note(backend))
         return passed(f"{tool['name']} without {', '.join(tool['inputSchema']['required'])} was rejected")
