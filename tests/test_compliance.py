@@ -392,3 +392,11 @@ def test_a_call_that_got_no_answer_is_not_made_again_as_a_baseline() -> None:
         assert session.calls_by_tool["hang_forever"] == 1
     finally:
         session.close()
+
+
+def test_a_tool_that_reaches_for_its_backend_without_its_arguments_has_not_validated_them() -> None:
+    report = compliance_audit(stdio_server(SCRIPT, "--toolset", "backend-down", "--defect", "no-arg-validation"),
+                              only=["tools-call-missing-args"])
+    status, details = verdict(report, "tools-call-missing-args")
+    assert status == "indeterminate", details
+    assert details.startswith("the server could not reach a backend (error -32603: database unavailable")
