@@ -11,13 +11,21 @@ from hookconf.checks.compliance.catalog import (
     skipped,
     warned,
 )
-from hookconf.checks.compliance.context import ComplianceContext, RawAnswer, describe, error_code, is_error
+from hookconf.checks.compliance.context import (
+    ComplianceContext,
+    RawAnswer,
+    describe,
+    error_code,
+    is_error,
+    not_evaluable,
+)
 
 METHOD_NOT_FOUND, INVALID_REQUEST, PARSE_ERROR, INVALID_PARAMS, INTERNAL_ERROR = -32601, -32600, -32700, -32602, -32603
 UNKNOWN_METHOD = {"jsonrpc": "2.0", "id": "hookconf-unknown-method-1", "method": "hookconf/no-such-method"}
 INVALID_REQUEST_MESSAGE = {"jsonrpc": "2.0", "id": "hookconf-invalid-request-1", "method": 42}
 TRUNCATED_JSON = '{"jsonrpc": "2.0", "id": "hookconf-parse-1", "method": "ping"'
 UNKNOWN_TOOL = "hookconf_no_such_tool_7f3a"
+LIST_KEYS = {"tools/list": "tools", "resources/list": "resources", "prompts/list": "prompts"}
 GATED_METHODS = {
     "prompts": ("prompts/list", {}),
     "resources": ("resources/list", {}),
@@ -190,6 +198,9 @@ def check_invalid_cursor(ctx: ComplianceContext) -> Outcome:
     code = error_code(response)
     if code == INVALID_PARAMS:
         return passed(f"{method} rejected the cursor with -32602")
+    first_page = ctx.listing(method, LIST_KEYS[method])
+    if first_page.error is not None and first_page.pages == 0:
+        return not_evaluable("the cursor", f"{method}: {describe({'error': first_page.error})}")
     if code == INTERNAL_ERROR:
         return failed(f"{method} failed with -32603 on an invalid cursor instead of rejecting it")
     return warned(f"{method} with an invalid cursor answered with {describe(response)}; -32602 is expected")
