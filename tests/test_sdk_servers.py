@@ -260,3 +260,15 @@ def test_every_request_before_the_era_is_decided_carries_the_2026_envelope() -> 
         assert {"ttlMs", "cacheScope", "resultType"} <= set(tools)
     finally:
         connection.session.close()
+
+
+def test_a_discover_answer_that_comes_after_the_ping_rejection_still_decides_the_era() -> None:
+    """A server that rejects the enveloped ping does not speak the handshake era: its discover answer is
+    awaited for the whole timeout, not a few round trips."""
+    server = _stdio("late-discover", sys.executable, str(SDK_FIXTURES / "late_discover_server.py"))
+    connection = connect(parse_config({"server": server}).server, 5.0)
+    try:
+        assert connection.era.revision == STATELESS
+        assert connection.era.detection == f"server/discover answered with supportedVersions [{STATELESS}]"
+    finally:
+        connection.session.close()
