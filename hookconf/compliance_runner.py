@@ -100,7 +100,8 @@ def _run_one(check: ComplianceCheck, ctx: ComplianceContext, run: ComplianceRun)
     if reason is not None:
         return _entry(check, skipped(reason), (time.monotonic() - started) * 1000, ctx.revision)
     timeouts = ctx.session.transport.timeouts
-    outcome = _run_guarded(check, ctx)
+    ctx.backend_errors.clear()
+    outcome = ctx.attributed(_run_guarded(check, ctx))
     if not ctx.session.server_alive():
         outcome = failed(f"server died under this check: {_death_note(ctx.session)}")
         _restart(ctx, run)

@@ -169,18 +169,21 @@ def _import_models() -> None:
 
 # --- the probe ---------------------------------------------------------------------------------------
 def probe(session: McpSession) -> ProbeAnswer:
-    """One conformant server/discover, bounded without a fixed wait.
+    """One conformant server/discover, bounded without a fixed wait, that leaves the server's era undecided.
 
     On stdio it is followed by a ping, the one request the handshake era allows before initialize: a
     server reads its input in order, so once the ping is answered a discover answer that has not come is
-    not coming. Over HTTP the POST's own answer decides; a throwaway client keeps the probe's session
-    id, if a legacy server issues one, away from the audit's session.
+    not coming. The ping carries the 2026-07-28 `_meta` envelope: the TypeScript SDK 2.x stdio entry keeps
+    a connection undecided after server/discover and pins it to the handshake era on the first message
+    without the envelope, while a handshake-era server answers the ping all the same (`_meta` is legal in
+    every request's params). Over HTTP the POST's own answer decides; a throwaway client keeps the probe's
+    session id, if a legacy server issues one, away from the audit's session.
     """
     if isinstance(session.transport, HttpTransport):
         return _probe_http(session.transport, session.timeout_s)
     raw = json.dumps(discover_message(PROBE_ID))
     try:
-        response = session.transport.send_then_ping(raw, PROBE_ID, session.timeout_s)
+        response = session.transport.send_then_ping(raw, PROBE_ID, session.timeout_s, ping_meta=stateless_meta())
     except TransportClosedError:
         return ProbeAnswer(None, "made the server exit", exited=_exit_note(session))
     except RequestTimeoutError:

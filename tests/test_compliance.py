@@ -11,11 +11,13 @@ import pytest
 
 from hookconf import COMPLIANCE_SUITE
 from hookconf.checks.compliance import CHECKS
+from hookconf.checks.compliance.context import ComplianceContext, failure_text
 from hookconf.compliance_runner import ComplianceOptions
 from hookconf.config import parse_config
 from hookconf.report import github, human, sarif
 from hookconf.report.model import Report
 from hookconf.runner import RunOptions, run_audit
+from hookconf.session import open_session
 from tests.conftest import FIXTURES, free_port, http_server, stdio_server, wait_for_port
 
 SCRIPT = "compliance_server.py"
@@ -360,3 +362,105 @@ def test_a_warning_quotes_the_spec_sentence_it_rests_on(defect: str, check_id: s
     status, details = verdict(compliance_audit(stdio_server(SCRIPT, "--defect", defect)), check_id)
     assert status == "warn"
     assert f"; the spec: \"{quoted}" in details
+
+
+# --- attribution: an input is blamed only when the same call succeeds without it ----------------------
+INJECTION_CHECKS = ("security-command-injection", "security-sql-injection", "security-path-traversal",
+                    "security-ssrf-internal")
+NOT_EVALUABLE = "not evaluable: the call fails without"
+
+
+@pytest.mark.parametrize("transport", ["stdio", pytest.param("http", marks=pytest.mark.http)])
+def test_an_unreachable_backend_is_the_sandbox_not_the_server(transport: str) -> None:
+    server = stdio_server(SCRIPT, "--toolset", "backend-down") if transport == "stdio" else http_server(SCRIPT)
+    if transport == "http":
+        server["args"] = [*server["args"], "--toolset", "backend-down"]
+    report = compliance_audit(server)
+    status, details = verdict(report, "resources-list")
+    assert status == "indeterminate", details
+    assert "could not reach a backend (error -32603: connect ECONNREFUSED 127.0.0.1:" in details
+    status, details = verdict(report, "tools-call")  # query_db: -32603 naming the refused connection
+    assert status == "indeterminate", details
+    assert "could not reach a backend" in details
+    assert "Connection refused" in details
+    for check in INJECTION_CHECKS:  # both tools fail without the payload: one as -32603, one as isError
+        status, details = verdict(report, check)
+        assert status == "indeterminate", (check, details)
+        assert details.startswith(NOT_EVALUABLE), details
+        assert "query_db: error -32603" in details
+        assert "search_index: isError" in details
+    blamed = {r.id: r.details for r in report.results if r.id and r.status in ("fail", "warn")}
+    assert blamed == {}
+
+
+def test_a_tool_that_fails_for_every_input_makes_input_checks_not_evaluable() -> None:
+    report = compliance_audit(stdio_server(SCRIPT, "--toolset", "always-failing"), only=["security", "tools"])
+    for check in ("security-extra-params", *INJECTION_CHECKS):
+        status, details = verdict(report, check)
+        assert status == "indeterminate", (check, details)
+        assert details.startswith(NOT_EVALUABLE), details
+        assert "broken_lookup: error -32603: Internal error: the lookup table is corrupt" in details
+    status, details = verdict(report, "security-oversized-input")  # it survives: that is what is claimed
+    assert status == "pass", details
+
+
+def test_extra_params_fail_when_only_the_extra_argument_breaks_the_call() -> None:
+    report = compliance_audit(stdio_server(SCRIPT, "--toolset", "strict-args"), only=["security"])
+    assert verdict(report, "security-extra-params") == (
+        "fail", "strict_echo failed with -32603 on an extra argument; without it the same call succeeds")
+    status, details = verdict(report, "security-command-injection")
+    assert status == "pass", details
+    assert "in strict_echo" in details
+    assert "not evaluable (failing without the payload too): broken_lookup" in details
+
+
+def test_injection_evidence_fails_even_where_the_usual_call_fails() -> None:
+    # read_doc with its generated argument finds no document; the traversal payload still reads /etc/passwd.
+    status, details = verdict(compliance_audit(stdio_server(SCRIPT, "--defect", "path-traversal"),
+                                               only=["security-path-traversal"]), "security-path-traversal")
+    assert status == "fail", details
+    assert "read_doc" in details
+
+
+def test_one_baseline_call_per_tool_reusing_an_identical_earlier_call() -> None:
+    config = parse_config({"server": stdio_server(SCRIPT, "--toolset", "strict-args"), "suites": [COMPLIANCE_SUITE],
+                           "timeoutMs": 5000})
+    session = open_session(config.server, 5.0)
+    try:
+        session.initialize()
+        ctx = ComplianceContext(config, session, "2025-11-25", auth_configured=False)
+        broken, strict = ctx.tools
+        session.call_tool(str(strict["name"]), ctx.arguments_for(strict))  # as a hook suite would
+        assert failure_text(ctx.baseline(strict)) is None
+        assert failure_text(ctx.baseline(broken)) == "error -32603: Internal error: the lookup table is corrupt"
+        assert failure_text(ctx.baseline(broken)) is not None
+        sent = [m.message["params"]["name"] for m in session.transport.recording.messages()
+                if m.direction == "sent" and isinstance(m.message, dict) and m.message.get("method") == "tools/call"]
+        assert sent == ["strict_echo", "broken_lookup"]
+    finally:
+        session.close()
+
+
+def test_a_call_that_got_no_answer_is_not_made_again_as_a_baseline() -> None:
+    config = parse_config({"server": stdio_server("broken_server.py"), "suites": [COMPLIANCE_SUITE], "timeoutMs": 5000})
+    session = open_session(config.server, 5.0)
+    try:
+        session.initialize()
+        ctx = ComplianceContext(config, session, session.identity.protocol_version if session.identity else "",
+                                auth_configured=False)
+        hang = next(t for t in ctx.tools if t["name"] == "hang_forever")
+        assert session.call_tool("hang_forever", ctx.arguments_for(hang), timeout_s=0.5).timed_out
+        started = time.monotonic()
+        assert ctx.baseline(hang) is None
+        assert time.monotonic() - started < 0.5
+        assert session.calls_by_tool["hang_forever"] == 1
+    finally:
+        session.close()
+
+
+def test_a_tool_that_reaches_for_its_backend_without_its_arguments_has_not_validated_them() -> None:
+    report = compliance_audit(stdio_server(SCRIPT, "--toolset", "backend-down", "--defect", "no-arg-validation"),
+                              only=["tools-call-missing-args"])
+    status, details = verdict(report, "tools-call-missing-args")
+    assert status == "indeterminate", details
+    assert details.startswith("the server could not reach a backend (error -32603: database unavailable")

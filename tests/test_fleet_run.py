@@ -17,7 +17,8 @@ FLEET = Path(__file__).parent / "fleet"
 
 @pytest.fixture(scope="module")
 def regressing_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """shop 1.2, 1.9 and 1.10 (1.10 regresses) and lookup 2.0, audited once for every test here."""
+    """shop 1.2, 1.9 (a tool dropped, two added) and 1.10 (regresses) and lookup 2.0, audited once for every
+    test here."""
     store = tmp_path_factory.mktemp("fleet") / "hookconf.sqlite"
     code = main(["fleet", "run", str(FLEET / "regressing.toml"), "--store", str(store), "--jobs", "2",
                  "--cache", str(store.parent / "cache")])
@@ -32,8 +33,12 @@ def report_dir(regressing_store: Path) -> Path:
     return out
 
 
-def markdown_rows(path: Path) -> list[list[str]]:
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("|")]
+def markdown_rows(path: Path, section: str | None = None) -> list[list[str]]:
+    """The rows of the file's tables (header rows included), or of the table under '## SECTION'."""
+    text = path.read_text(encoding="utf-8")
+    if section is not None:
+        text = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in text.splitlines() if line.startswith("|")]
     return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines if not line.startswith("|--")]
 
 
@@ -58,6 +63,19 @@ def test_regression_table_names_the_check_that_regressed(report_dir: Path) -> No
     assert regressed["grade"] == "- → -"  # the compliance suite did not run, so there is no grade
 
 
+def test_regression_table_names_the_tools_a_release_added_and_removed(report_dir: Path) -> None:
+    header, *rows = markdown_rows(report_dir / "regressions.md")
+    reshaped, regressed = (dict(zip(header, row, strict=True)) for row in rows)
+    assert (reshaped["tools"], reshaped["added"], reshaped["removed"]) == (
+        "3 → 4", "2: find_item, list_categories", "1: daily_deal")
+    assert (regressed["tools"], regressed["added"], regressed["removed"]) == ("4 → 4", "", "")
+    # A removed tool's checks are not in both releases, so they are neither worse nor better.
+    assert "daily_deal" not in reshaped["worse"] + reshaped["better"]
+    page = (report_dir / "report.html").read_text(encoding="utf-8")
+    assert "2: find_item, list_categories" in page
+    assert "1: daily_deal" in page
+
+
 def test_scores_table_has_versions_in_order_and_latest_suites(report_dir: Path) -> None:
     header, *rows = markdown_rows(report_dir / "scores.md")
     assert header[:5] == ["server", "1.2", "1.9", "1.10", "2.0"]
@@ -65,7 +83,7 @@ def test_scores_table_has_versions_in_order_and_latest_suites(report_dir: Path) 
     shop = dict(zip(header, next(r for r in rows if r[0] == "shop"), strict=True))
     assert shop["1.9"] == "hook 100.0"  # no compliance suite in this fleet: no grade
     assert shop["latest"] == "1.10"
-    assert shop["idempotency"] == "50.0"  # get_price failed, list_prices passed
+    assert shop["idempotency"] == "75.0"  # get_price failed; list_prices, find_item and list_categories passed
 
 
 def test_ecosystem_counts_failing_checks_across_servers(report_dir: Path) -> None:
@@ -74,6 +92,13 @@ def test_ecosystem_counts_failing_checks_across_servers(report_dir: Path) -> Non
     assert failing[2:] == ["1", "50.0"]  # one of the two servers' latest versions fails it
     for section in ("Grades", "Scores", "Failing checks", "Suites", "Resources"):
         assert f"## {section}" in text
+    header, *rows = markdown_rows(report_dir / "ecosystem.md", "Suites")
+    suites = {row[0]: dict(zip(header, row, strict=True)) for row in rows}
+    # shop 1.10: four tools, get_price fails (IDEMP-001); lookup 2.0: one tool that passes.
+    idempotency = suites["idempotency"]
+    assert [idempotency[s] for s in ("servers", "results", "pass", "warn", "indeterminate", "fail", "skip")] == [
+        "2", "5", "4", "0", "0", "1", "0"]
+    assert (idempotency["pass %"], idempotency["fail %"]) == ("80.0", "20.0")
 
 
 def test_results_csv_has_a_row_per_check_with_audit_figures(report_dir: Path) -> None:
@@ -108,6 +133,7 @@ def test_terminal_report_prints_the_tables(run_cli: Callable[..., CliRun], regre
     assert run.exit_code == 0
     assert run.stdout.startswith("Scores\n")
     assert "idempotency/get_price pass→fail (IDEMP-001)" in run.stdout
+    assert "2: find_item, list_categories" in run.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ecosystem.md", "regressions.md", "report.html",
                                                           "results.csv", "scores.md"]
 

@@ -7,6 +7,7 @@ import pytest
 
 from hookconf.checks.arguments import generated_arguments
 from hookconf.checks.backend import unreachable_backend
+from hookconf.checks.compliance.context import backend_failure, failure_text, not_evaluable
 from hookconf.checks.normalize import (
     ISO_TIMESTAMP,
     TIMESTAMP_MASK,
@@ -143,6 +144,13 @@ def test_server_score_is_the_mean_of_tool_scores() -> None:
     "getaddrinfo ENOTFOUND api.example.com",
     "HTTPSConnectionPool(host='api.x.io', port=443): Max retries exceeded with url: /v1",
     "[Errno -3] Temporary failure in name resolution",
+    "database unavailable: ConnectionRefusedError: [Errno 111] Connection refused",
+    "dial tcp: lookup api.example.com on 127.0.0.53:53: no such host",
+    "java.net.UnknownHostException: api.example.com",
+    "Cannot connect to host api.example.com:443 ssl:default [Name or service not known]",
+    "ConnectTimeoutError: Connect Timeout Error (attempted address: api.example.com:443) UND_ERR_CONNECT_TIMEOUT",
+    "HTTPSConnectionPool(host='api.example.com', port=443): Read timed out. (read timeout=10)",
+    "AxiosError: timeout of 10000ms exceeded",
 ])
 def test_an_error_naming_an_unreachable_backend_is_recognised(text: str) -> None:
     assert unreachable_backend(text) is not None
@@ -154,3 +162,39 @@ def test_an_error_naming_an_unreachable_backend_is_recognised(text: str) -> None
 ])
 def test_ordinary_errors_and_outputs_do_not_name_a_backend(text: str) -> None:
     assert unreachable_backend(text) is None
+
+
+# Answers as recorded from real servers and the compliance fixture.
+@pytest.mark.parametrize(("response", "text"), [
+    ({"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "ok"}]}}, None),
+    ({"jsonrpc": "2.0", "id": 3, "result": {"content": [], "isError": False}}, None),
+    (None, "no answer"),
+    ({"jsonrpc": "2.0", "id": 4, "error": {"code": -32603, "message": "connect ECONNREFUSED 127.0.0.1:5432"}},
+     "error -32603: connect ECONNREFUSED 127.0.0.1:5432"),
+    ({"jsonrpc": "2.0", "id": 5, "error": {"code": -32602, "message": "Invalid params", "data": {"field": "q"}}},
+     'error -32602: Invalid params ({"field": "q"})'),
+    ({"jsonrpc": "2.0", "id": 6, "result": {"isError": True, "content": [
+        {"type": "text", "text": "Error searching libraries:"}, {"type": "text", "text": "TypeError: fetch failed"}]}},
+     "isError: Error searching libraries: TypeError: fetch failed"),
+])
+def test_failure_text_says_why_an_answer_is_no_success(response: object, text: str | None) -> None:
+    assert failure_text(response) == text
+
+
+def test_a_backend_failure_is_recognised_in_both_shapes_of_a_failed_call() -> None:
+    as_error = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "getaddrinfo ENOTFOUND api.x.io"}}
+    as_tool_result = {"jsonrpc": "2.0", "id": 2, "result": {"isError": True, "content": [
+        {"type": "text", "text": "request to https://api.x.io failed, reason: connect ECONNREFUSED 10.0.0.1:443"}]}}
+    assert backend_failure(as_error) == "error -32603: getaddrinfo ENOTFOUND api.x.io"
+    assert backend_failure(as_tool_result) == (
+        "isError: request to https://api.x.io failed, reason: connect ECONNREFUSED 10.0.0.1:443")
+    assert backend_failure({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "Unknown tool: x"}}) is None
+    assert backend_failure({"jsonrpc": "2.0", "id": 4, "result": {"content": [
+        {"type": "text", "text": "connect ECONNREFUSED"}]}}) is None  # a successful result, whatever it says
+
+
+def test_not_evaluable_is_indeterminate_and_names_the_failure_without_the_input() -> None:
+    outcome = not_evaluable("the extra argument", "get_docs: error -32603: " + "x" * 400)
+    assert outcome.status is Status.INDETERMINATE
+    assert outcome.details.startswith("not evaluable: the call fails without the extra argument as well: get_docs:")
+    assert len(outcome.details) < 400

@@ -16,7 +16,7 @@ from hookconf.checks.compliance.catalog import Category, Outcome, Rule, complian
 from hookconf.checks.compliance.context import ComplianceContext
 from hookconf.compliance_runner import grade
 from hookconf.fleet.store import StoredAudit
-from hookconf.fleet.tables import AUDITED, build_tables, suite_pass_rates
+from hookconf.fleet.tables import AUDITED, build_tables, suite_statuses
 from hookconf.report.keys import SERVER_SCOPE
 from hookconf.report.model import ResultEntry
 from hookconf.verdicts import Status
@@ -120,8 +120,9 @@ def test_fleet_tables_count_advice_as_no_problem() -> None:
     (regression,) = tables.regressions.to_dict("records")
     assert (regression["worse"], regression["better"]) == ("", "")
     latest = tables.results[tables.results["version"] == "1.1"]
-    (compliance,) = suite_pass_rates(latest).to_dict("records")
-    assert (compliance["results"], compliance["failed"], compliance["pass_rate"]) == (1, 0, 100.0)
+    (compliance,) = suite_statuses(latest).to_dict("records")
+    assert (compliance["results"], compliance["pass"], compliance["warn"], compliance["fail"]) == (2, 1, 0, 0)
+    assert (compliance["advice"], compliance["advice %"]) == (1, 50.0)
     assert tables.scores.set_index("server").loc["s", "compliance"] == 100.0
 
 

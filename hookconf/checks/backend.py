@@ -15,7 +15,9 @@ UNREACHABLE_BACKEND = re.compile(
     r"|getaddrinfo|name or service not known|temporary failure in name resolution|nodename nor servname"
     r"|failed to resolve|could not resolve host|name resolution|dns lookup failed"
     r"|fetch failed|failed to fetch|socket hang up|max retries exceeded|failed to establish a new connection"
-    r"|ConnectError|ConnectTimeout|ConnectionError|ServerSelectionTimeoutError",
+    r"|ConnectError|ConnectTimeout|ConnectionError|ServerSelectionTimeoutError"
+    r"|no such host|UnknownHostException|cannot connect to host|UND_ERR_CONNECT_TIMEOUT"
+    r"|HTTPS?ConnectionPool\(host=|timeout of \d+ ?ms exceeded",
     re.IGNORECASE,
 )
 MESSAGE_CHARS = 200
@@ -25,8 +27,13 @@ def unreachable_backend(text: str) -> str | None:
     """The message, shortened, when the text names a backend that could not be reached; else None."""
     if not UNREACHABLE_BACKEND.search(text):
         return None
+    return one_line(text)
+
+
+def one_line(text: str, limit: int = MESSAGE_CHARS) -> str:
+    """A server's message for a verdict: whitespace runs as one space, at most `limit` characters."""
     message = " ".join(text.split())
-    return message if len(message) <= MESSAGE_CHARS else message[: MESSAGE_CHARS - 3] + "..."
+    return message if len(message) <= limit else message[: limit - 3] + "..."
 
 
 def sandbox_note(message: str) -> str:

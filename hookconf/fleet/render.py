@@ -16,19 +16,25 @@ from tabulate import tabulate
 from hookconf import __version__
 from hookconf.fleet.errors import StoreError
 from hookconf.fleet.store import FleetStore
-from hookconf.fleet.tables import STATUS_ORDER, FleetTables, build_tables, latest_audited, status_shares
+from hookconf.fleet.tables import FleetTables, build_tables, latest_audited, named_count, status_shares
 
 SCORES_NOTE = ("Cells: the hook score, then the compliance grade and score where the compliance suite ran; "
                "or why there is no audit. "
                "Suite columns: mean status points of the latest audited version (pass 100, warn 60, "
                "indeterminate 50, fail 0; skips left out).")
-REGRESSIONS_NOTE = ("Consecutive audited versions of each server in version order. worse/better: checks whose "
+REGRESSIONS_NOTE = ("Consecutive audited versions of each server in version order. tools: how many tools "
+                    "tools/list gave (within the config's toolFilter; - where the report cannot say); "
+                    "added/removed: how many and which. worse/better: checks whose "
                     "status changed (skips left out; compliance checks only where both were graded in the "
                     "same era, see spec); deltas are new minus old; p95 is the slowest tool's.")
-ECOSYSTEM_NOTE = "Over the latest audited version of every server."
+ECOSYSTEM_NOTE = ("Over the latest audited version of every server. Suites: results per status, and each "
+                  "status's share of the suite's results (skips included).")
 TERMINAL_CHANGES = 3
+TERMINAL_TOOLS = 3
+MARKDOWN_TOOLS = 5
+TOOL_CHANGES = ("added", "removed")
 STATUS_COLOURS = {"pass": "#2e7d32", "warn": "#f9a825", "indeterminate": "#9e9e9e", "fail": "#c62828",
-                  "skip": "#e0e0e0"}
+                  "skip": "#e0e0e0", "advice": "#4fc3f7"}
 
 
 def write_report(store_path: Path, out_dir: Path) -> Iterator[str]:
@@ -65,6 +71,8 @@ def display_rows(frame: pd.DataFrame) -> list[list[str]]:
 
 
 def _cell(value: Any) -> str:
+    if isinstance(value, tuple):  # tool names: every one of them
+        return named_count(value)
     if value is None or (not isinstance(value, str) and pd.isna(value)):
         return ""
     if isinstance(value, float):
@@ -76,8 +84,22 @@ def regressions_view(tables: FleetTables) -> pd.DataFrame:
     """The terminal shows the pairs where something changed and the first few changes of each;
     regressions.md and report.html list every pair and every change."""
     frame = tables.regressions
-    changed = frame[(frame["worse"] != "") | (frame["better"] != "") | (frame["score_delta"].fillna(0) != 0)]
-    return changed.assign(worse=changed["worse"].map(_first_changes), better=changed["better"].map(_first_changes))
+    tools_changed = frame["added"].map(_names).map(bool) | frame["removed"].map(_names).map(bool)
+    changed = frame[(frame["worse"] != "") | (frame["better"] != "") | (frame["score_delta"].fillna(0) != 0)
+                    | tools_changed]
+    return _first_tools(changed, TERMINAL_TOOLS).assign(worse=changed["worse"].map(_first_changes),
+                                                        better=changed["better"].map(_first_changes))
+
+
+def _first_tools(regressions: pd.DataFrame, limit: int) -> pd.DataFrame:
+    """The added and removed tools shortened to the first `limit` names of each and '+N more'."""
+    return regressions.assign(**{column: regressions[column].map(lambda names: named_count(_names(names), limit))
+                                 for column in TOOL_CHANGES})
+
+
+def _names(cell: Any) -> tuple[str, ...]:
+    """A tool-change cell's names; none where the reports could not say."""
+    return cell if isinstance(cell, tuple) else ()
 
 
 def _first_changes(changes: str) -> str:
@@ -90,7 +112,7 @@ def _first_changes(changes: str) -> str:
 def write_files(tables: FleetTables, out_dir: Path, store_path: Path) -> list[Path]:
     documents = {
         "scores.md": _markdown("Scores", SCORES_NOTE, {"": tables.scores}),
-        "regressions.md": _markdown("Regressions", REGRESSIONS_NOTE, {"": tables.regressions}),
+        "regressions.md": regressions_markdown(tables.regressions),
         "ecosystem.md": _markdown("Ecosystem", ECOSYSTEM_NOTE, tables.ecosystem),
         "report.html": html_report(tables, store_path),
     }
@@ -112,6 +134,19 @@ def _markdown(title: str, note: str, sections: Mapping[str, pd.DataFrame]) -> st
             parts += [f"## {name.capitalize()}", ""]
         parts += [render_table(frame, "github"), ""]
     return "\n".join(parts)
+
+
+def regressions_markdown(regressions: pd.DataFrame) -> str:
+    """The table with long tool lists shortened, then those lists in full below it."""
+    text = _markdown("Regressions", REGRESSIONS_NOTE, {"": _first_tools(regressions, MARKDOWN_TOOLS)})
+    shortened = [(row, column) for row in regressions.to_dict("records") for column in TOOL_CHANGES
+                 if len(_names(row[column])) > MARKDOWN_TOOLS]
+    if not shortened:
+        return text
+    lines = ["## Tools added and removed", ""]
+    lines += [f"- {row['server']} {row['from']} → {row['to']}, {column}: {named_count(_names(row[column]))}"
+              for row, column in shortened]
+    return text + "\n".join(lines) + "\n"
 
 
 def html_report(tables: FleetTables, store_path: Path) -> str:
@@ -180,8 +215,8 @@ def _status_chart(figure: Any, shares: pd.DataFrame) -> None:
     figure.set_size_inches(7, 0.4 * len(shares) + 1)
     axes = figure.add_subplot()
     left = pd.Series(0.0, index=shares.index)
-    for status in STATUS_ORDER:
-        if status in shares.columns:
+    for status in shares.columns:
+        if status in STATUS_COLOURS:
             axes.barh(shares.index, shares[status], left=left, color=STATUS_COLOURS[status], label=status)
             left += shares[status]
     axes.set_xlim(0, 100)

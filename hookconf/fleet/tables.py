@@ -25,15 +25,20 @@ GRADE_ORDER = ("A", "B", "C", "D", "F", NO_GRADE)
 # Status points as the hook score counts them; a skip is not a status anyone is better or worse at.
 STATUS_POINTS = {"pass": 100, "warn": 60, "indeterminate": 50, "fail": 0}
 STATUS_ORDER = ("pass", "warn", "indeterminate", "fail", "skip")
-NOT_JUDGED = ("skip", "advice")  # advice rests on no spec rule: it has no points and is no problem
+# Advice (a compliance verdict no spec rule backs) has no status points and is no problem: it gets a column
+# of its own where it occurs.
+OCCASIONAL_STATUSES = ("advice",)
 P95_IN_DETAILS = re.compile(r"p95 (?P<ms>[0-9.]+) ms")
 MIB = 1024 * 1024
 COMPLIANCE_PREFIX = "compliance/"
 TOP_FAILING_CHECKS = 15
+# The runner's warning when tools/list failed and no tool was audited: then the report cannot say
+# which tools the server has, and a release is not said to have dropped them all.
+LISTING_FAILED = "No tools audited"
 
 AUDIT_COLUMNS = ["server", "version", "source", "outcome", "message", "score", "grade", "compliance_score",
                  "spec_version", "protocol", "startup_ms", "peak_rss_mib", "cpu_seconds", "peak_threads",
-                 "peak_children", "worst_p95_ms", "duration_s", "hookconf_version", "audited_at"]
+                 "peak_children", "worst_p95_ms", "tools", "duration_s", "hookconf_version", "audited_at"]
 RESULT_COLUMNS = ["server", "version", "check", "suite", "tool", "category", "check_id", "required", "status",
                   "code", "title", "details", "score", "grade", "startup_ms", "peak_rss_bytes", "cpu_seconds"]
 
@@ -74,7 +79,8 @@ def _audit_row(audit: StoredAudit) -> dict[str, Any]:
         "startup_ms": resources.get("startupMs"), "peak_rss_mib": rss / MIB if rss is not None else None,
         "cpu_seconds": resources.get("cpuSeconds"), "peak_threads": resources.get("peakThreads"),
         "peak_children": resources.get("peakChildren"), "worst_p95_ms": worst_p95_ms(report),
-        "duration_s": audit.duration_s, "hookconf_version": audit.hookconf_version, "audited_at": audit.started_at,
+        "tools": listed_tools(report) if audit.report else None, "duration_s": audit.duration_s,
+        "hookconf_version": audit.hookconf_version, "audited_at": audit.started_at,
     }
 
 
@@ -83,6 +89,26 @@ def worst_p95_ms(report: Mapping[str, Any]) -> float | None:
     found = [float(match["ms"]) for entry in report.get("results") or []
              if entry.get("suite") == "latency" and (match := P95_IN_DETAILS.search(entry.get("details") or ""))]
     return max(found) if found else None
+
+
+def listed_tools(report: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The names of the tools the audit was given by tools/list, sorted: every listed tool has an entry in
+    the report's `tools`, skipped ones (not callable) included, though only those in the config's
+    toolFilter where it sets one. None when the report cannot say (no `tools`, or tools/list failed)."""
+    tools = report.get("tools")
+    warnings = report.get("warnings") or []
+    if not isinstance(tools, list) or any(str(w).startswith(LISTING_FAILED) for w in warnings):
+        return None
+    return tuple(sorted({str(t["name"]) for t in tools if isinstance(t, Mapping) and "name" in t}))
+
+
+def named_count(names: Sequence[str] | None, limit: int | None = None) -> str:
+    """'3: a, b, c'; with a limit, the first `limit` names and '+N more'."""
+    if not names:
+        return ""
+    shown = list(names if limit is None else names[:limit])
+    more = len(names) - len(shown)
+    return f"{len(names)}: {', '.join(shown)}" + (f" +{more} more" if more else "")
 
 
 def results_frame(stored: Iterable[StoredAudit]) -> pd.DataFrame:
@@ -160,8 +186,8 @@ def regressions_table(audits: pd.DataFrame, results: pd.DataFrame) -> pd.DataFra
         records: list[dict[str, Any]] = [{str(k): v for k, v in r.items()} for r in versions.to_dict("records")]
         for old, new in itertools.pairwise(records):
             rows.append(_regression_row(str(server), old, new, statuses))
-    columns = ["server", "from", "to", "score", "score_delta", "grade", "spec", "worse", "better", "p95_delta_ms",
-               "peak_rss_delta_mib"]
+    columns = ["server", "from", "to", "score", "score_delta", "grade", "spec", "tools", "added", "removed", "worse",
+               "better", "p95_delta_ms", "peak_rss_delta_mib"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -201,11 +227,22 @@ def _regression_row(server: str, old: dict[str, Any], new: dict[str, Any],
         "server": server, "from": old["version"], "to": new["version"],
         "score": f"{_number(old['score'])} → {_number(new['score'])}",
         "score_delta": _delta(old["score"], new["score"]), "grade": f"{old['grade']} → {new['grade']}",
-        "spec": revisions,
+        "spec": revisions, **_tool_changes(old["tools"], new["tools"]),
         "worse": "; ".join(worse), "better": "; ".join(better),
         "p95_delta_ms": _delta(old["worst_p95_ms"], new["worst_p95_ms"]),
         "peak_rss_delta_mib": _delta(old["peak_rss_mib"], new["peak_rss_mib"]),
     }
+
+
+def _tool_changes(old: tuple[str, ...] | None, new: tuple[str, ...] | None) -> dict[str, Any]:
+    """Tool counts 'OLD → NEW' and the names added and removed (None where a report cannot say)."""
+    counts = " → ".join("-" if names is None else str(len(names)) for names in (old, new))
+    if old is None or new is None:
+        return {"tools": counts, "added": None, "removed": None}
+    before, after = set(old), set(new)
+    added = tuple(name for name in new if name not in before)
+    removed = tuple(name for name in old if name not in after)
+    return {"tools": counts, "added": added, "removed": removed}
 
 
 def _revisions(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
@@ -241,7 +278,7 @@ def ecosystem_tables(latest: pd.DataFrame, latest_results: pd.DataFrame) -> dict
         "grades": grade_distribution(latest),
         "scores": percentiles(latest, {"score": "hook score", "compliance_score": "compliance score"}),
         "failing checks": failing_checks(latest, latest_results),
-        "suites": suite_pass_rates(latest_results),
+        "suites": suite_statuses(latest_results),
         "resources": percentiles(latest, {"startup_ms": "start-up (ms)", "peak_rss_mib": "peak RSS (MiB)",
                                           "cpu_seconds": "CPU (s)"}),
     }
@@ -277,18 +314,31 @@ def failing_checks(latest: pd.DataFrame, latest_results: pd.DataFrame) -> pd.Dat
     return ordered.head(TOP_FAILING_CHECKS).reset_index()[["finding", "title", "servers", "share"]]
 
 
-def suite_pass_rates(latest_results: pd.DataFrame) -> pd.DataFrame:
-    """Pass rate per suite over the verdicts that judged a rule: skips and advice are left out."""
-    ran = latest_results[~latest_results["status"].isin(NOT_JUDGED)]
-    grouped = ran.assign(passed=ran["status"] == "pass", failed=ran["status"] == "fail").groupby("suite").agg(
-        results=("status", "size"), passed=("passed", "sum"), failed=("failed", "sum"), servers=("server", "nunique"))
-    grouped["pass_rate"] = 100 * grouped["passed"] / grouped["results"]
-    order = [s for s in HOOK_SUITES if s in grouped.index] + sorted(set(grouped.index) - set(HOOK_SUITES))
-    return grouped.reindex(order).reset_index()[["suite", "servers", "results", "passed", "failed", "pass_rate"]]
+def suite_statuses(latest_results: pd.DataFrame) -> pd.DataFrame:
+    """Per suite: the servers it judged, its results, how many of them ended in each status and that
+    status's share of the suite's results (skips included, so the shares add up to 100)."""
+    counts = status_counts(latest_results)
+    statuses = list(counts.columns)
+    columns = ["suite", "servers", "results", *statuses, *(f"{s} %" for s in statuses)]
+    if counts.empty:
+        return pd.DataFrame(columns=columns)
+    results = counts.sum(axis=1)
+    shares = (counts.div(results, axis=0) * 100).rename(columns=lambda status: f"{status} %")
+    servers = latest_results.groupby("suite")["server"].nunique()
+    table = pd.concat([servers.rename("servers"), results.rename("results"), counts, shares], axis=1)
+    order = [s for s in HOOK_SUITES if s in table.index] + sorted(set(table.index) - set(HOOK_SUITES))
+    return table.reindex(order).rename_axis("suite").reset_index()[columns]
+
+
+def status_counts(latest_results: pd.DataFrame) -> pd.DataFrame:
+    """Results per suite (rows) and status (columns: every status in STATUS_ORDER, then advice where it occurs)."""
+    counts = pd.crosstab(latest_results["suite"], latest_results["status"])
+    statuses = [*STATUS_ORDER, *(s for s in OCCASIONAL_STATUSES if s in counts.columns)]
+    return counts.reindex(columns=statuses, fill_value=0).rename_axis(index=None, columns=None)
 
 
 def status_shares(latest_results: pd.DataFrame) -> pd.DataFrame:
     """Share of each status per suite (skips included): the data of the status chart."""
-    counts = pd.crosstab(latest_results["suite"], latest_results["status"])
+    counts = status_counts(latest_results)
     shares = counts.div(counts.sum(axis=1), axis=0) * 100
-    return shares.reindex(columns=[s for s in STATUS_ORDER if s in shares.columns])
+    return shares.loc[:, counts.sum() > 0]

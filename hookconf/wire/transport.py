@@ -78,13 +78,18 @@ class Transport(ABC):
         return "ping" if self.meta is None else "server/discover"
 
     def send_then_ping(self, raw: str, expect_id: Any, timeout_s: float,
-                       or_notification: str | None = None) -> JsonObject | None:
+                       or_notification: str | None = None, ping_meta: JsonObject | None = None) -> JsonObject | None:
         """Send a raw line that may get no answer, followed by a ping (server/discover since 2026-07-28).
 
         A server reads its input in order, so once the ping is answered, an answer to the raw line
         that has not arrived is not coming: silence is detected without waiting for a timeout.
         Returns the answer with `expect_id` (or the first `or_notification`, when named, if that comes
         first), or None when the server stayed silent.
+
+        `ping_meta`, given while the era is not yet known, is carried in the ping's `params._meta`: real
+        SDKs pin a connection's era on its first message without that envelope. A server that answers such
+        a ping with an error does not speak the handshake era (where every server answers ping), and may
+        answer the raw line after it, so that answer is then awaited for the whole timeout.
         """
         answer = self._expect(expect_id)
         if or_notification is not None:
@@ -94,10 +99,16 @@ class Transport(ABC):
             self.record_sent(raw)
             self.send_raw(raw)
             sent_at = time.monotonic()
-            self.request(self.keepalive_method, None, timeout_s)
+            if ping_meta is None:
+                ping = self.request(self.keepalive_method, None, timeout_s)
+            else:
+                ping = self.request("ping", {"_meta": ping_meta}, timeout_s)
             round_trip = time.monotonic() - sent_at
             low, high = RAW_ANSWER_GRACE_S
-            return answer.result(timeout=min(high, max(low, RAW_ANSWER_GRACE_ROUND_TRIPS * round_trip)))
+            grace = min(high, max(low, RAW_ANSWER_GRACE_ROUND_TRIPS * round_trip))
+            if ping_meta is not None and "error" in ping:
+                grace = timeout_s
+            return answer.result(timeout=grace)
         except FutureTimeout:
             return None
         finally:

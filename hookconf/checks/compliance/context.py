@@ -11,7 +11,8 @@ from typing import Any
 
 from hookconf import STATELESS_REVISIONS
 from hookconf.checks.arguments import generated_arguments
-from hookconf.checks.compliance.catalog import Outcome
+from hookconf.checks.backend import one_line, sandbox_note, unreachable_backend
+from hookconf.checks.compliance.catalog import Outcome, undecided
 from hookconf.checks.context import is_read_only
 from hookconf.config import AuditConfig
 from hookconf.errors import RequestTimeoutError, TransportClosedError
@@ -43,6 +44,8 @@ class ComplianceContext:
     warnings: list[str] = field(default_factory=list)  # for the report, e.g. a dual-era server
     _spare: McpSession | None = None  # a fresh stdio server started ahead, booting while other checks run
     _closing: list[threading.Thread] = field(default_factory=list)  # fresh sessions on their way out
+    # Answers met by the running check that name a backend out of reach (see attributed); reset per check.
+    backend_errors: list[str] = field(default_factory=list)
 
     # --- what the server declared ----------------------------------------------------------------
     @property
@@ -81,7 +84,10 @@ class ComplianceContext:
     def listing(self, method: str, key: str) -> Listing:
         if method not in self._lists:
             self._lists[method] = self.session.list_all(method, key)
-        return self._lists[method]
+        listing = self._lists[method]
+        if listing.error is not None:
+            self.note_answer({"error": listing.error})
+        return listing
 
     @property
     def tools(self) -> list[JsonObject]:
@@ -101,7 +107,7 @@ class ComplianceContext:
     def request(self, method: str, params: JsonObject | None = None) -> JsonObject | None:
         """The whole response, or None when the server did not answer in time."""
         try:
-            return self.session.request(method, params)
+            return self.note_answer(self.session.request(method, params))
         except RequestTimeoutError:
             return None
 
@@ -111,6 +117,53 @@ class ComplianceContext:
             params["_meta"] = meta
         self.session.calls_by_tool[name] += 1
         return self.request("tools/call", params)
+
+    def call_once(self, name: str, arguments: Any) -> JsonObject | None:
+        """The answer to this exact call, made at most once: an identical earlier call in the recording (a hook
+        suite's, or another check's) is reused, and one that got no answer is not made again (a tool that hung
+        is not called again). The baseline against which a check blames an input."""
+        key = f"call:{name}:{json.dumps(arguments, sort_keys=True, default=str)}"
+        if key not in self.memo:
+            made, answer = self._recorded_call(name, arguments)
+            self.memo[key] = answer if made else self.call_tool(name, arguments)
+        return self.note_answer(self.memo[key])
+
+    def baseline(self, tool: JsonObject) -> JsonObject | None:
+        """The tool called as a client normally would: with its probe's (or generated) arguments."""
+        return self.call_once(str(tool.get("name")), self.arguments_for(tool))
+
+    def _recorded_call(self, name: str, arguments: Any) -> tuple[bool, JsonObject | None]:
+        """Whether this call was made on the current session, and its answer (None when none came)."""
+        sent_ids = {entry.message.get("id") for entry in self.session.transport.recording.messages()
+                    if entry.direction == "sent" and isinstance(entry.message, dict)
+                    and entry.message.get("method") == "tools/call" and isinstance(entry.message.get("params"), dict)
+                    and entry.message["params"].get("name") == name
+                    and entry.message["params"].get("arguments") == arguments}
+        sent_ids.discard(None)
+        answers = [item for item in self.received_messages()
+                   if isinstance(item, dict) and "method" not in item and item.get("id") in sent_ids]
+        if answers:
+            return True, answers[0]
+        return bool(sent_ids), None
+
+    def note_answer(self, response: JsonObject | None) -> JsonObject | None:
+        """Remember an answer that names an unreachable backend; return the answer."""
+        message = backend_failure(response) if response is not None else None
+        if message is not None and message not in self.backend_errors:
+            self.backend_errors.append(message)
+        return response
+
+    def rests_on_evidence(self) -> None:
+        """The verdict rests on what an answer showed (a marker, a garbled text), not on an error: backend
+        errors met on the way (by other tools) do not make it indeterminate."""
+        self.backend_errors.clear()
+
+    def attributed(self, outcome: Outcome) -> Outcome:
+        """A FAIL or WARN of a check that met an answer naming an unreachable backend says nothing about the
+        server: the sandbox is offline. Indeterminate, with the message."""
+        if outcome.status in (Status.FAIL, Status.WARN) and self.backend_errors:
+            return undecided(sandbox_note(self.backend_errors[0]))
+        return outcome
 
     @property
     def keepalive_method(self) -> str:
@@ -168,6 +221,8 @@ class ComplianceContext:
             self.memo[key] = self.send_json(message, expect_id) if not isinstance(message, str) else \
                 self.send_raw(message, expect_id)
         answer: RawAnswer = self.memo[key]
+        if isinstance(answer.response, dict):
+            self.note_answer(answer.response)
         return answer
 
     def send_json(self, message: Any, expect_id: Any = None, headers: dict[str, str] | None = None) -> RawAnswer:
@@ -268,6 +323,37 @@ def error_code(response: Any) -> Any:
 
 def is_error(response: Any) -> bool:
     return isinstance(response, dict) and "error" in response
+
+
+def failure_text(response: Any) -> str | None:
+    """Why an answer is no success: "no answer", the error's code, message and data, or the text of an isError
+    result; None for a successful result."""
+    if response is None:
+        return "no answer"
+    if is_error(response):
+        error = response["error"]
+        if not isinstance(error, dict):
+            return f"error {json.dumps(error)[:200]}"
+        data = error.get("data")
+        text = f"error {error.get('code')}: {error.get('message')}"
+        return text if data is None else f"{text} ({data if isinstance(data, str) else json.dumps(data)})"
+    result = response.get("result") if isinstance(response, dict) else None
+    if isinstance(result, dict) and result.get("isError") is True:
+        texts = [str(block.get("text")) for block in result.get("content") or []
+                 if isinstance(block, dict) and block.get("type") == "text"]
+        return "isError: " + (" ".join(texts) or "no text")
+    return None
+
+
+def backend_failure(response: Any) -> str | None:
+    """The message of a failed answer that names a backend out of reach (the sandbox's fault); else None."""
+    text = failure_text(response)
+    return unreachable_backend(text) if text is not None else None
+
+
+def not_evaluable(without: str, failure: str) -> Outcome:
+    """A check that would blame an input, when the same call fails without that input too."""
+    return undecided(f"not evaluable: the call fails without {without} as well: {one_line(failure, 300)}")
 
 
 def describe(response: Any) -> str:

@@ -16,7 +16,14 @@ from hookconf.checks.compliance.catalog import (
     skipped,
     warned,
 )
-from hookconf.checks.compliance.context import ComplianceContext, RawAnswer, describe, error_code, is_error
+from hookconf.checks.compliance.context import (
+    ComplianceContext,
+    RawAnswer,
+    describe,
+    error_code,
+    is_error,
+    not_evaluable,
+)
 from hookconf.wire.recording import RecordedMessage
 
 METHOD_NOT_FOUND, INVALID_REQUEST, PARSE_ERROR, INVALID_PARAMS, INTERNAL_ERROR = -32601, -32600, -32700, -32602, -32603
@@ -24,6 +31,7 @@ UNKNOWN_METHOD = {"jsonrpc": "2.0", "id": "hookconf-unknown-method-1", "method":
 INVALID_REQUEST_MESSAGE = {"jsonrpc": "2.0", "id": "hookconf-invalid-request-1", "method": 42}
 TRUNCATED_JSON = '{"jsonrpc": "2.0", "id": "hookconf-parse-1", "method": "ping"'
 UNKNOWN_TOOL = "hookconf_no_such_tool_7f3a"
+LIST_KEYS = {"tools/list": "tools", "resources/list": "resources", "prompts/list": "prompts"}
 GATED_METHODS = {
     "prompts": ("prompts/list", {}),
     "resources": ("resources/list", {}),
@@ -249,6 +257,9 @@ def check_invalid_cursor(ctx: ComplianceContext) -> Outcome:
     code = error_code(response)
     if code == INVALID_PARAMS:
         return passed(f"{method} rejected the cursor with -32602")
+    first_page = ctx.listing(method, LIST_KEYS[method])
+    if first_page.error is not None and first_page.pages == 0:
+        return not_evaluable("the cursor", f"{method}: {describe({'error': first_page.error})}")
     # the rule is a SHOULD, so even -32603 (the server failing on the cursor) is a warning
     return warned(f"{method} with an invalid cursor answered with {describe(response)}, not -32602")
 

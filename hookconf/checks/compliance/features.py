@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from hookconf.checks.backend import sandbox_note
 from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
     Category,
@@ -13,8 +14,9 @@ from hookconf.checks.compliance.catalog import (
     failed,
     passed,
     skipped,
+    undecided,
 )
-from hookconf.checks.compliance.context import ComplianceContext, describe, is_error
+from hookconf.checks.compliance.context import ComplianceContext, backend_failure, describe, is_error
 from hookconf.session import Listing
 from hookconf.wire.transport import JsonObject
 
@@ -53,10 +55,12 @@ def check_tools_call(ctx: ComplianceContext) -> Outcome:
     if not tools:
         return skipped("no read-only tool to call safely (destructive tools are never called)")
     tool = tools[0]
-    response = ctx.call_tool(str(tool["name"]), ctx.arguments_for(tool))
+    response = ctx.baseline(tool)
     if response is None:
         return failed(f"no answer to tools/call {tool['name']}")
     if is_error(response):
+        if (backend := backend_failure(response)) is not None:
+            return undecided(sandbox_note(backend))
         return skipped(f"{tool['name']} answered with {describe(response)}; add a probe with valid arguments")
     content = (response.get("result") or {}).get("content")
     if not isinstance(content, list):
@@ -120,6 +124,9 @@ def check_missing_args(ctx: ComplianceContext) -> Outcome:
         return failed(f"no answer to {tool['name']} without its required arguments")
     result = response.get("result")
     if is_error(response) or (isinstance(result, dict) and result.get("isError") is True):
+        if (backend := backend_failure(response)) is not None:
+            # The tool went on to its backend without the arguments: that is no validation.
+            return undecided(sandbox_note(backend))
         return passed(f"{tool['name']} without {', '.join(tool['inputSchema']['required'])} was rejected")
     return failed(f"{tool['name']} ran without its required arguments "
                   f"({', '.join(map(str, tool['inputSchema']['required']))}) and reported success")

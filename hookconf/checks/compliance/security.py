@@ -8,7 +8,7 @@ import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,7 +23,15 @@ from hookconf.checks.compliance.catalog import (
     passed,
     skipped,
 )
-from hookconf.checks.compliance.context import ComplianceContext, error_code, is_error
+from hookconf.checks.compliance.context import (
+    ComplianceContext,
+    describe,
+    error_code,
+    failure_text,
+    is_error,
+    not_evaluable,
+)
+from hookconf.checks.compliance.errors import INTERNAL_ERROR, UNKNOWN_TOOL
 from hookconf.checks.normalize import canonical
 from hookconf.wire.transport import JsonObject
 
@@ -132,8 +140,9 @@ def check_cross_reference(ctx: ComplianceContext) -> Outcome:
                   fix="Keep definitions stable within a session; announce real changes with list_changed.")
 def check_rug_pull(ctx: ComplianceContext) -> Outcome:
     for _ in range(2):
-        if ctx.session.list_all("tools/list", "tools").error is not None:
-            return failed("a repeated tools/list failed")
+        if (error := ctx.session.list_all("tools/list", "tools").error) is not None:
+            ctx.note_answer({"error": error})
+            return failed(f"a repeated tools/list failed with {describe({'error': error})}")
     listings = ctx.session.tool_listings
     first = {str(t.get("name")): canonical(t) for t in listings[0]}
     for number, later in enumerate(listings[1:], start=2):
@@ -217,12 +226,15 @@ class ProbeTally:
     sent: int = 0
     reached: int = 0  # answered with a tool result (possibly isError), not rejected by validation
     evidence: str | None = None
+    tools: list[JsonObject] = field(default_factory=list)  # the tools probed
 
 
 def _inject(ctx: ComplianceContext, payloads: list[str], evidence: re.Pattern[str] | None,
             seen: threading.Event | None = None) -> ProbeTally:
     tally = ProbeTally()
     for tool, param in _string_params(ctx):
+        if tool not in tally.tools:
+            tally.tools.append(tool)
         for payload in payloads:
             response = ctx.call_tool(str(tool["name"]), {**ctx.arguments_for(tool), param: payload})
             tally.sent += 1
@@ -236,13 +248,23 @@ def _inject(ctx: ComplianceContext, payloads: list[str], evidence: re.Pattern[st
     return tally
 
 
-def _judge_injection(tally: ProbeTally, kind: str) -> Outcome:
+def _judge_injection(ctx: ComplianceContext, tally: ProbeTally, kind: str) -> Outcome:
+    """Evidence (a marker only the payload can produce) fails the check whatever else the tool does. Without
+    it, only tools whose call succeeds without the payload count: a tool that fails for every input never let
+    the payload reach the code under test."""
     if tally.sent == 0:
         return skipped("no read-only tool with a string argument to probe (destructive tools are never probed)")
     reached = f"{tally.reached} of {tally.sent} payloads reached the tool"
     if tally.evidence:
+        ctx.rests_on_evidence()
         return failed(f"{kind} executed: {tally.evidence} ({reached})")
-    return passed(f"no evidence of {kind} ({reached})")
+    failing = {str(tool["name"]): failure for tool in tally.tools
+               if (failure := failure_text(ctx.baseline(tool))) is not None}
+    if len(failing) == len(tally.tools):
+        return not_evaluable(f"the {kind} payload", "; ".join(f"{name}: {why}" for name, why in failing.items()))
+    evaluated = [str(tool["name"]) for tool in tally.tools if str(tool["name"]) not in failing]
+    unevaluable = f"; not evaluable (failing without the payload too): {', '.join(failing)}" if failing else ""
+    return passed(f"no evidence of {kind} in {', '.join(evaluated)} ({reached}{unevaluable})")
 
 
 @compliance_check(
@@ -254,7 +276,7 @@ def check_command_injection(ctx: ComplianceContext) -> Outcome:
     # The marker is computed by the shell: its result never appears in the payload itself.
     payloads = ["; echo hookconf-cmd-$((6*7))", "$(echo hookconf-cmd-$((6*7)))", "`echo hookconf-cmd-$((6*7))`",
                 "| echo hookconf-cmd-$((6*7))"]
-    return _judge_injection(_inject(ctx, payloads, re.compile(r"hookconf-cmd-42")), "command injection")
+    return _judge_injection(ctx, _inject(ctx, payloads, re.compile(r"hookconf-cmd-42")), "command injection")
 
 
 @compliance_check(
@@ -265,7 +287,7 @@ def check_command_injection(ctx: ComplianceContext) -> Outcome:
 def check_sql_injection(ctx: ComplianceContext) -> Outcome:
     payloads = ["' UNION SELECT 'hookconf-sql-'||(6*7) --", "\" UNION SELECT \"hookconf-sql-\"||(6*7) --",
                 "') UNION SELECT 'hookconf-sql-'||(6*7) --"]
-    return _judge_injection(_inject(ctx, payloads, re.compile(r"hookconf-sql-42")), "SQL injection")
+    return _judge_injection(ctx, _inject(ctx, payloads, re.compile(r"hookconf-sql-42")), "SQL injection")
 
 
 @compliance_check(
@@ -275,7 +297,7 @@ def check_sql_injection(ctx: ComplianceContext) -> Outcome:
                   fix="Resolve paths and refuse any outside the allowed roots.")
 def check_path_traversal(ctx: ComplianceContext) -> Outcome:
     payloads = ["../../../../../../../../etc/passwd", "/etc/passwd", "....//....//....//....//etc/passwd"]
-    return _judge_injection(_inject(ctx, payloads, re.compile(r"root:[^:\n\\]*:0:0:")), "path traversal")
+    return _judge_injection(ctx, _inject(ctx, payloads, re.compile(r"root:[^:\n\\]*:0:0:")), "path traversal")
 
 
 @compliance_check(
@@ -288,7 +310,7 @@ def check_ssrf(ctx: ComplianceContext) -> Outcome:
         tally = _inject(ctx, [f"{url}/hookconf-ssrf", f"{url}/hookconf-ssrf?via=redirect"], None, hit)
         if tally.evidence is None and hit.is_set():
             tally.evidence = "the canary on 127.0.0.1 was fetched"
-    return _judge_injection(tally, "SSRF")
+    return _judge_injection(ctx, tally, "SSRF")
 
 
 @contextmanager
@@ -325,14 +347,31 @@ def check_oversized_input(ctx: ComplianceContext) -> Outcome:
     big = "x" * OVERSIZED_BYTES
     if targets:
         tool, param = targets[0]
-        name, arguments = str(tool["name"]), {**ctx.arguments_for(tool), param: big}
+        name, usual = str(tool["name"]), ctx.arguments_for(tool)
+        arguments = {**usual, param: big}
     else:
-        name, arguments = "hookconf_no_such_tool_7f3a", {"payload": big}
+        name, usual, arguments = UNKNOWN_TOOL, {}, {"payload": big}
+    # The verdict is about survival, so the baseline must have been answered; an error answer is fine.
+    baseline = ctx.call_once(name, usual)
     response = ctx.call_tool(name, arguments)
     if not ctx.still_serving():
-        return failed(f"the server stopped serving after a {OVERSIZED_BYTES // 1024} KiB argument to {name}")
+        if baseline is None:
+            return not_evaluable("the oversized input", f"{name}: no answer")
+        return failed(f"the server stopped serving after a {OVERSIZED_BYTES // 1024} KiB argument to {name} "
+                      f"(it answered the same call without it: {describe(baseline)})")
     answered = "no answer" if response is None else ("an error" if is_error(response) else "a result")
     return passed(f"a {OVERSIZED_BYTES // 1024} KiB argument to {name} got {answered}; still serving")
+
+
+def _crashed_on(response: JsonObject | None) -> bool:
+    """No answer, or -32603: the tool failed instead of ignoring or rejecting what it was given."""
+    return response is None or error_code(response) == INTERNAL_ERROR
+
+
+def _answer_kind(response: JsonObject | None) -> str:
+    if is_error(response):
+        return "rejected"
+    return "answered with isError: true" if failure_text(response) is not None else "served"
 
 
 @compliance_check(
@@ -341,16 +380,22 @@ def check_oversized_input(ctx: ComplianceContext) -> Outcome:
                   why="Unexpected arguments must be ignored or rejected, never crash the tool.",
                   fix="Validate arguments; ignore or reject the ones the schema does not name.")
 def check_extra_params(ctx: ComplianceContext) -> Outcome:
-    tools = ctx.read_only_tools()
+    tools = ctx.read_only_tools()[:MAX_TOOLS_PROBED]
     if not tools:
         return skipped("no read-only tool to call")
-    tool = tools[0]
-    response = ctx.call_tool(str(tool["name"]), {**ctx.arguments_for(tool), "hookconf_extra_param": "x"})
-    if response is None:
-        return failed(f"no answer to {tool['name']} with an extra argument")
-    if error_code(response) == -32603:
-        return failed(f"{tool['name']} failed with -32603 on an extra argument")
-    return passed(f"{tool['name']} with an extra argument: {'rejected' if is_error(response) else 'served'}")
+    unevaluable: list[str] = []
+    for tool in tools:
+        name = str(tool["name"])
+        response = ctx.call_tool(name, {**ctx.arguments_for(tool), "hookconf_extra_param": "x"})
+        if not _crashed_on(response):
+            return passed(f"{name} with an extra argument: {_answer_kind(response)}")
+        failure = failure_text(ctx.baseline(tool))
+        if failure is None:
+            what = "no answer" if response is None else "-32603"
+            return failed(f"{name} failed with {what} on an extra argument; without it the same call succeeds")
+        unevaluable.append(f"{name}: {failure}")
+        ctx.backend_errors.clear()  # settled as not evaluable: its errors say nothing about the next tool
+    return not_evaluable("the extra argument", "; ".join(unevaluable))
 
 
 # --- HTTP: origin, CORS, sessions, auth --------------------------------------------------------------

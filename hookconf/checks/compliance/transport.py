@@ -62,6 +62,7 @@ def check_unicode(ctx: ComplianceContext) -> Outcome:
         if UNICODE_PAYLOAD in output:
             return passed(f"{tool['name']} echoed the non-ASCII text intact")
         if mangled in output:
+            ctx.rests_on_evidence()  # the garbled form of hookconf's own text, whatever else failed
             return failed(f"{tool['name']} returned the text garbled: {mangled!r}")
     return skipped("no read-only tool echoed its text argument, so the round trip could not be observed")
 
