@@ -213,7 +213,7 @@ def _coverage(tool_entries: list[ToolEntry]) -> Coverage:
 def _disguised_error_outcome(ctx: ToolContext) -> SuiteResult | None:
     """CALL-003: the tool answered with an error but left isError unset (the spec's SHOULD says to set it)."""
     series = ctx.series
-    errors = [text for outcome in series if (text := disguised_error(outcome)) is not None]
+    errors = [text for outcome in series if (text := disguised_error(outcome, ctx.arguments)) is not None]
     if not errors:
         return None
     return SuiteResult(

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from hookconf.checks.backend import sandbox_note, unreachable_backend
 from hookconf.checks.registry import BACKEND_UNREACHABLE, CALL_FAILED
 from hookconf.session import CallOutcome
+from hookconf.wire.transport import JsonObject
 
 # "Error <action>ing ...": the actions a tool reports failing at (not "Error handling", not "Error rate").
 FAILED_ACTIONS = ("search", "fetch", "execut", "call", "process", "read", "writ", "load", "gett", "creat", "runn",
@@ -31,6 +33,7 @@ ERROR_OPENING = re.compile(
     r")",
     re.IGNORECASE,
 )
+FIRST_WORD = re.compile(r"[A-Za-z]{3,}")
 SHORT_ANSWER_CHARS = 500  # a backend named in a longer text is likelier part of real content
 QUOTE_CHARS = 120
 ERROR_OBJECT_KEYS = {"error", "message", "code", "status", "success", "details"}
@@ -42,18 +45,40 @@ def result_text(outcome: CallOutcome) -> str:
     return "\n".join(str(b.get("text")) for b in blocks if isinstance(b, dict) and b.get("type") == "text")
 
 
-def disguised_error(outcome: CallOutcome) -> str | None:
-    """The error text of a result that reads as an error while isError is false; else None."""
+def disguised_error(outcome: CallOutcome, arguments: JsonObject | None = None) -> str | None:
+    """The error text of a result that reads as an error while isError is false; else None.
+
+    An answer whose first word repeats the input (an example message of type "error", say) is no evidence.
+    """
     if outcome.result is None or outcome.result.get("isError"):
         return None
     text = result_text(outcome).strip()
-    if not text:
+    if not text or _echoes_input(text, arguments or {}):
         return None
     if ERROR_OPENING.match(text) or _is_error_object(text):
         return quoted(text)
     if len(text) <= SHORT_ANSWER_CHARS and unreachable_backend(text):
         return quoted(text)
     return None
+
+
+def _echoes_input(text: str, arguments: JsonObject) -> bool:
+    first_word = FIRST_WORD.search(text)
+    if first_word is None:
+        return False
+    word = first_word.group().lower()
+    return any(word in value.lower() for value in _strings(arguments))
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
 
 
 def _is_error_object(text: str) -> bool:
@@ -68,7 +93,7 @@ def _is_error_object(text: str) -> bool:
             and value.get("success") is not True)
 
 
-def error_message(outcome: CallOutcome) -> str | None:
+def error_message(outcome: CallOutcome, arguments: JsonObject | None = None) -> str | None:
     """What a failed call said: the JSON-RPC error message, the isError text, or the disguised error."""
     if outcome.timed_out:
         return None
@@ -76,12 +101,12 @@ def error_message(outcome: CallOutcome) -> str | None:
         return str(outcome.error.get("message") or "")
     if outcome.result is not None and outcome.result.get("isError"):
         return result_text(outcome)
-    return disguised_error(outcome)
+    return disguised_error(outcome, arguments)
 
 
-def backend_message(outcome: CallOutcome) -> str | None:
+def backend_message(outcome: CallOutcome, arguments: JsonObject | None = None) -> str | None:
     """The message of a failed (or disguised-error) call that names an unreachable backend."""
-    message = error_message(outcome)
+    message = error_message(outcome, arguments)
     return unreachable_backend(message) if message else None
 
 
@@ -98,17 +123,17 @@ class Undecidable:
     code: str
 
 
-def undecidable(samples: Sequence[CallOutcome], calls: str = "calls") -> Undecidable | None:
+def undecidable(samples: Sequence[CallOutcome], arguments: JsonObject, calls: str = "calls") -> Undecidable | None:
     """Why the series cannot show the tool's behaviour, or None when it can.
 
     A backend out of reach comes first (the sandbox's fault, whatever else happened), then answers that
     are errors without isError, then a series whose every call failed.
     """
     for sample in samples:
-        backend = backend_message(sample)
+        backend = backend_message(sample, arguments)
         if backend is not None:
             return Undecidable(sandbox_note(backend), BACKEND_UNREACHABLE.code)
-    disguised = [text for sample in samples if (text := disguised_error(sample)) is not None]
+    disguised = [text for sample in samples if (text := disguised_error(sample, arguments)) is not None]
     if disguised:
         return Undecidable(f"{len(disguised)} of {len(samples)} {calls} answered with an error while isError "
                            f"is false ({disguised[0]}); an error is not the tool's output (see CALL-003)",

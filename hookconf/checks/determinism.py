@@ -41,7 +41,7 @@ def check_determinism(ctx: ToolContext) -> SuiteResult:
     samples = ctx.samples(ctx.config.tries)
     if ctx.hung:
         return result(SUITE, ctx.name, Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
-    if (unjudged := undecidable(samples, "calls")) is not None:
+    if (unjudged := undecidable(samples, ctx.arguments, "calls")) is not None:
         return result(SUITE, ctx.name, Status.INDETERMINATE, unjudged.reason, unjudged.code)
     outputs = [normalized_output(sample) for sample in samples]
     shapes = {canonical(shape(output)) for output in outputs}

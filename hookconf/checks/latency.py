@@ -50,7 +50,7 @@ def check_latency(ctx: ToolContext) -> SuiteResult:
         return result(SUITE, ctx.name, Status.FAIL,
                       f"a call got no answer within timeoutMs ({ctx.config.timeout_ms} ms); the tool "
                       "is not called again", OVER_P95.code)
-    if (unjudged := undecidable(samples, "timed calls")) is not None:
+    if (unjudged := undecidable(samples, ctx.arguments, "timed calls")) is not None:
         return result(SUITE, ctx.name, Status.INDETERMINATE, unjudged.reason, unjudged.code)
     durations = [sample.duration_ms for sample in samples]
     p50, p95 = percentile(durations, 0.50), percentile(durations, 0.95)
