@@ -90,8 +90,8 @@ def plan_tool(tool: JsonObject, config: AuditConfig) -> ToolPlan:
     if not missing:
         return ToolPlan(tool, arguments, source, False,
                         "not called: annotated destructiveHint: true; allowDestructive opts it in")
-    note = (f"not called: no {' or '.join(missing)} annotation, so the spec's default (destructiveHint: true) "
-            "applies; hook readiness unknown: annotate the tool, or opt it in with allowDestructive")
+    # the spec's default (destructiveHint: true) and allowDestructive are in ANNOT-001's explanation
+    note = f"no {'/'.join(missing)} annotation: not called, hook readiness unknown; annotate it"
     return ToolPlan(tool, arguments, source, False, note, NOT_ANNOTATED.code)
 
 
@@ -136,7 +136,7 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
             protocolVersion=identity.protocol_version, capabilities=identity.capabilities,
         ),
         score=server_score(t.score for t in tool_entries),
-        coverage=_coverage(tool_entries),
+        coverage=_coverage(tool_entries) if _selected_suites(config, options) else None,
         tools=tool_entries,
         results=entries,
         resources=_resources(session),
@@ -176,7 +176,7 @@ def _audit_tools(
 ) -> tuple[list[ResultEntry], list[ToolEntry]]:
     entries: list[ResultEntry] = []
     tool_entries: list[ToolEntry] = []
-    suites = [SUITES[name] for name in HOOK_SUITES if name in options.suites and name in config.suites]
+    suites = _selected_suites(config, options)
     stuck = False
     for tool in tools:
         plan = plan_tool(tool, config)
@@ -191,6 +191,10 @@ def _audit_tools(
                 listener.result(outcome)
         tool_entries.append(_tool_entry(ctx, plan, outcomes))
     return entries, tool_entries
+
+
+def _selected_suites(config: AuditConfig, options: RunOptions) -> list[Suite]:
+    return [SUITES[name] for name in HOOK_SUITES if name in options.suites and name in config.suites]
 
 
 def _tool_entry(ctx: ToolContext, plan: ToolPlan, outcomes: list[SuiteResult]) -> ToolEntry:

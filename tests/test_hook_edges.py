@@ -3,6 +3,7 @@ and scores that say what they rest on."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from hookconf.report import human, markdown
 from hookconf.report.model import Report, ResultEntry
 from hookconf.runner import RunOptions, run_audit
 from hookconf.session import CallOutcome
-from tests.conftest import stdio_server
+from tests.conftest import CliRun, stdio_server
 
 CALLING_SUITES = ("idempotency", "side-effects", "latency", "determinism")
 COMPARING_SUITES = ("idempotency", "latency", "determinism")
@@ -51,7 +52,8 @@ def test_unannotated_tool_is_skipped_with_the_annotation_finding(report: Report,
     for suite in CALLING_SUITES:
         entry = outcome(report, tool, suite)
         assert (entry.status, entry.code) == ("skip", "ANNOT-001")
-        assert "readOnlyHint or destructiveHint" in entry.details
+        assert entry.details == ("no readOnlyHint/destructiveHint annotation: not called, hook readiness unknown; "
+                                 "annotate it")
     entry_tool = next(t for t in report.tools if t.name == tool)
     assert (entry_tool.calls, entry_tool.called, entry_tool.score) == (0, False, None)
 
@@ -86,7 +88,8 @@ def test_backend_failure_answered_as_success_is_indeterminate_and_warned(report:
     for suite in COMPARING_SUITES:
         entry = outcome(report, "search_library", suite)
         assert (entry.status, entry.code) == ("indeterminate", "CALL-004"), entry.details
-        assert "fetch failed" in entry.details and "offline" in entry.details
+        assert "fetch failed" in entry.details
+        assert "offline" in entry.details
     (warning,) = entries(report, "search_library", "CALL-003")
     assert warning.status == "warn"
     assert "SHOULD be reported inside the result object" in warning.details
@@ -134,6 +137,17 @@ def test_no_tool_called_means_no_score(unannotated_report: Report) -> None:
     assert "Hook score: n/a (0/3 tools called, 0 suites)" in text
     assert "list_notes  (score n/a: not called)" in text
     assert "| list\\_notes | n/a: not called |" in markdown.render(unannotated_report)
+
+
+def test_new_codes_are_listed_and_explained(run_cli: Callable[..., CliRun]) -> None:
+    rows = {line.split()[0]: line.split()[1:3] for line in run_cli("list").stdout.split("\n\n")[0].splitlines()[1:]}
+    assert rows["ANNOT-001"] == ["*", "SKIP"]
+    assert rows["CALL-003"] == ["protocol", "WARN"]
+    assert rows["CALL-004"] == ["*", "INDETERMINATE"]
+    explained = run_cli("explain", "CALL-003").stdout
+    assert "SHOULD be reported inside the result object, with `isError` set to true" in explained
+    assert "https://modelcontextprotocol.io/specification/2025-11-25/schema#calltoolresult" in explained
+    assert "never counted against the server" in run_cli("explain", "annot-001").stdout
 
 
 # --- the classifiers, on answers seen from real servers ----------------------------------------------------
@@ -185,7 +199,9 @@ def test_an_error_result_with_is_error_set_is_not_in_disguise() -> None:
 def test_a_series_with_one_disguised_error_cannot_be_judged() -> None:
     series = [text_outcome("ok"), text_outcome("Error: x"), text_outcome("ok")]
     verdict = undecidable(series, {})
-    assert verdict is not None and verdict.code == "CALL-001" and "1 of 3 calls" in verdict.reason
+    assert verdict is not None
+    assert verdict.code == "CALL-001"
+    assert "1 of 3 calls" in verdict.reason
     assert undecidable([text_outcome("ok")] * 3, {}) is None
 
 
