@@ -12,7 +12,9 @@ from hookconf import HOOK_SUITES
 from hookconf.checks.call_errors import disguised_error, undecidable
 from hookconf.checks.dsgvo import describes_changes
 from hookconf.config import parse_config
-from hookconf.report import human, markdown
+from hookconf.fleet.store import StoredAudit
+from hookconf.fleet.tables import audits_frame, score_cell
+from hookconf.report import html, human, markdown
 from hookconf.report.model import Report, ResultEntry
 from hookconf.runner import RunOptions, run_audit
 from hookconf.session import CallOutcome
@@ -137,6 +139,9 @@ def test_no_tool_called_means_no_score(unannotated_report: Report) -> None:
     assert "Hook score: n/a (0/3 tools called, 0 suites)" in text
     assert "list_notes  (score n/a: not called)" in text
     assert "| list\\_notes | n/a: not called |" in markdown.render(unannotated_report)
+    page = html.render(unannotated_report)
+    assert "hook score (0/3 tools called, 0 suites)" in page
+    assert "<td class=\"nowrap\">not called</td>" in page
 
 
 def test_new_codes_are_listed_and_explained(run_cli: Callable[..., CliRun]) -> None:
@@ -148,6 +153,23 @@ def test_new_codes_are_listed_and_explained(run_cli: Callable[..., CliRun]) -> N
     assert "SHOULD be reported inside the result object, with `isError` set to true" in explained
     assert "https://modelcontextprotocol.io/specification/2025-11-25/schema#calltoolresult" in explained
     assert "never counted against the server" in run_cli("explain", "annot-001").stdout
+
+
+def stored(version: str, report: dict[str, Any]) -> StoredAudit:
+    return StoredAudit(id=1, fleet="f", server="s", version=version, source="npm", hookconf_version="0.1.0",
+                       outcome="audited", message=None, started_at="2026-12-04T00:00:00Z", duration_s=1.0,
+                       report=report)
+
+
+def test_fleet_score_cells_show_coverage_and_n_a() -> None:
+    frame = audits_frame([
+        stored("1.0", {"score": None, "coverage": {"toolsListed": 9, "toolsCalled": 0, "suitesRun": []}}),
+        stored("2.0", {"score": 71.5, "grade": "A", "complianceScore": 92.6,
+                       "coverage": {"toolsListed": 9, "toolsCalled": 4, "suitesRun": list(HOOK_SUITES)}}),
+        stored("3.0", {"score": 80.0}),  # a report stored before reports carried coverage
+    ])
+    cells = {row.version: score_cell(row) for row in frame.itertuples()}
+    assert cells == {"1.0": "hook n/a (0/9 tools)", "2.0": "hook 71.5 (4/9 tools) · A 92.6", "3.0": "hook 80.0"}
 
 
 # --- the classifiers, on answers seen from real servers ----------------------------------------------------
