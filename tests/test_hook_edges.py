@@ -201,7 +201,7 @@ def test_errors_in_disguise_are_recognised(text: str) -> None:
     '{"error": null, "items": []}',
     "No results found",
     "Current time in UTC: 2026-12-04T00:00:00Z",
-    "x" * 600 + " ECONNREFUSED",  # a long answer that mentions a backend error is content
+    "x" * 400 + " ECONNREFUSED",  # a long answer that mentions a backend error is content
 ])
 def test_ordinary_answers_are_not_taken_for_errors(text: str) -> None:
     assert disguised_error(text_outcome(text)) is None
@@ -212,6 +212,12 @@ def test_an_error_text_the_input_asked_for_is_no_evidence() -> None:
     answer = text_outcome("Error: Operation failed")
     assert disguised_error(answer, {"messageType": "error", "includeImage": False}) is None
     assert disguised_error(answer, {"messageType": "success"}) is not None
+
+
+def test_a_backend_error_the_input_named_is_no_evidence() -> None:
+    answer = text_outcome("ECONNREFUSED: the peer refused the connection (a Node.js system error)")
+    assert disguised_error(answer, {"code": "ECONNREFUSED"}) is None
+    assert disguised_error(answer, {"code": "EPIPE"}) is not None
 
 
 def test_an_error_result_with_is_error_set_is_not_in_disguise() -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hookconf.checks.backend import sandbox_note, unreachable_backend
+from hookconf.checks.backend import UNREACHABLE_BACKEND, sandbox_note, unreachable_backend
 from hookconf.checks.registry import BACKEND_UNREACHABLE, CALL_FAILED
 from hookconf.session import CallOutcome
 from hookconf.wire.transport import JsonObject
@@ -34,7 +34,7 @@ ERROR_OPENING = re.compile(
     re.IGNORECASE,
 )
 FIRST_WORD = re.compile(r"[A-Za-z]{3,}")
-SHORT_ANSWER_CHARS = 500  # a backend named in a longer text is likelier part of real content
+SHORT_ANSWER_CHARS = 300  # a backend named in a longer text is likelier part of real content
 QUOTE_CHARS = 120
 ERROR_OBJECT_KEYS = {"error", "message", "code", "status", "success", "details"}
 
@@ -57,17 +57,19 @@ def disguised_error(outcome: CallOutcome, arguments: JsonObject | None = None) -
         return None
     if ERROR_OPENING.match(text) or _is_error_object(text):
         return quoted(text)
-    if len(text) <= SHORT_ANSWER_CHARS and unreachable_backend(text):
+    backend = UNREACHABLE_BACKEND.search(text) if len(text) <= SHORT_ANSWER_CHARS else None
+    if backend is not None and not _in_arguments(backend.group(), arguments or {}):
         return quoted(text)
     return None
 
 
 def _echoes_input(text: str, arguments: JsonObject) -> bool:
     first_word = FIRST_WORD.search(text)
-    if first_word is None:
-        return False
-    word = first_word.group().lower()
-    return any(word in value.lower() for value in _strings(arguments))
+    return first_word is not None and _in_arguments(first_word.group(), arguments)
+
+
+def _in_arguments(word: str, arguments: JsonObject) -> bool:
+    return any(word.lower() in value.lower() for value in _strings(arguments))
 
 
 def _strings(value: Any) -> Iterator[str]:
