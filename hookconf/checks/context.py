@@ -75,7 +75,8 @@ class ToolContext:
         if self.hung or self.server_stuck:
             return CallOutcome(duration_ms=0.0, timed_out=True)
         outcome = self.session.call_tool(name, arguments)
-        self.own_calls += name == self.name
+        if name == self.name:
+            self.own_calls += 1
         if outcome.timed_out:
             self.hung = name == self.name
             self.server_stuck = not self.session.responsive()
