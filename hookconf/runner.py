@@ -10,14 +10,24 @@ from dataclasses import dataclass, field
 from hookconf import ALL_SUITES, COMPLIANCE_SUITE, HOOK_SUITES, __version__
 from hookconf.checks import SUITES
 from hookconf.checks.arguments import generated_arguments
-from hookconf.checks.context import ToolContext, is_destructive
-from hookconf.checks.registry import FINDINGS, SCHEMA_VIOLATION, Suite, SuiteResult
+from hookconf.checks.call_errors import disguised_error
+from hookconf.checks.context import ToolContext, is_destructive, missing_annotations
+from hookconf.checks.registry import (
+    ERROR_IN_DISGUISE,
+    FINDINGS,
+    NOT_ANNOTATED,
+    SCHEMA_SPEC_URL,
+    SCHEMA_VIOLATION,
+    Suite,
+    SuiteResult,
+)
 from hookconf.compliance_runner import ComplianceOptions, ComplianceRun, prepare_compliance, run_compliance
 from hookconf.config import AuditConfig
 from hookconf.era import connect
 from hookconf.errors import ServerStartError
 from hookconf.report.keys import SERVER_SCOPE
 from hookconf.report.model import (
+    Coverage,
     Report,
     Resources,
     ResultEntry,
@@ -62,6 +72,7 @@ class ToolPlan:
     arguments_source: str
     callable: bool
     note: str | None
+    skip_code: str | None = None  # the finding a skip of the calling suites carries (ANNOT-001)
 
 
 def plan_tool(tool: JsonObject, config: AuditConfig) -> ToolPlan:
@@ -73,10 +84,15 @@ def plan_tool(tool: JsonObject, config: AuditConfig) -> ToolPlan:
     else:
         arguments, note = generated_arguments(tool.get("inputSchema"))
         source = "generated"
-    callable_ = not is_destructive(tool) or name in config.allow_destructive
-    if not callable_:
-        note = "not called: destructive, or not annotated read-only; allowDestructive opts it in"
-    return ToolPlan(tool, arguments, source, callable_, note)
+    if not is_destructive(tool) or name in config.allow_destructive:
+        return ToolPlan(tool, arguments, source, True, note)
+    missing = missing_annotations(tool)
+    if not missing:
+        return ToolPlan(tool, arguments, source, False,
+                        "not called: annotated destructiveHint: true; allowDestructive opts it in")
+    # the spec's default (destructiveHint: true) and allowDestructive are in ANNOT-001's explanation
+    note = f"no {'/'.join(missing)} annotation: not called, hook readiness unknown; annotate it"
+    return ToolPlan(tool, arguments, source, False, note, NOT_ANNOTATED.code)
 
 
 def selected_tools(tools: list[JsonObject], config: AuditConfig, only: str | None) -> list[JsonObject]:
@@ -120,6 +136,7 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
             protocolVersion=identity.protocol_version, capabilities=identity.capabilities,
         ),
         score=server_score(t.score for t in tool_entries),
+        coverage=_coverage(tool_entries) if _selected_suites(config, options) else None,
         tools=tool_entries,
         results=entries,
         resources=_resources(session),
@@ -159,7 +176,7 @@ def _audit_tools(
 ) -> tuple[list[ResultEntry], list[ToolEntry]]:
     entries: list[ResultEntry] = []
     tool_entries: list[ToolEntry] = []
-    suites = [SUITES[name] for name in HOOK_SUITES if name in options.suites and name in config.suites]
+    suites = _selected_suites(config, options)
     stuck = False
     for tool in tools:
         plan = plan_tool(tool, config)
@@ -167,21 +184,55 @@ def _audit_tools(
         ctx.server_stuck = stuck
         outcomes = [_run_suite(suite, ctx, plan, session) for suite in suites]
         stuck = ctx.server_stuck
-        for outcome in outcomes:
+        disguised = _disguised_error_outcome(ctx)
+        for outcome in outcomes + ([disguised] if disguised else []):
             entries.append(_entry(outcome))
             for listener in options.listeners:
                 listener.result(outcome)
-        tool_entries.append(ToolEntry(
-            name=ctx.name, score=tool_score(outcomes), calls=0,
-            arguments=plan.arguments, argumentsSource=plan.arguments_source, note=plan.note,
-        ))
+        tool_entries.append(_tool_entry(ctx, plan, outcomes))
     return entries, tool_entries
+
+
+def _selected_suites(config: AuditConfig, options: RunOptions) -> list[Suite]:
+    return [SUITES[name] for name in HOOK_SUITES if name in options.suites and name in config.suites]
+
+
+def _tool_entry(ctx: ToolContext, plan: ToolPlan, outcomes: list[SuiteResult]) -> ToolEntry:
+    """A tool's score rests on calls: a tool no suite called has none, whatever the description heuristic says."""
+    called = ctx.own_calls > 0
+    scored = [o.suite for o in outcomes if o.suite in SUITES and o.status is not Status.SKIP] if called else []
+    return ToolEntry(
+        name=ctx.name, score=tool_score(outcomes) if called else None, calls=0,
+        arguments=plan.arguments, argumentsSource=plan.arguments_source, note=plan.note,
+        called=called, scoredSuites=scored,
+    )
+
+
+def _coverage(tool_entries: list[ToolEntry]) -> Coverage:
+    scored = {suite for tool in tool_entries for suite in tool.scored_suites or []}
+    return Coverage(toolsListed=len(tool_entries), toolsCalled=sum(bool(tool.called) for tool in tool_entries),
+                    suitesRun=[suite for suite in HOOK_SUITES if suite in scored])
+
+
+def _disguised_error_outcome(ctx: ToolContext) -> SuiteResult | None:
+    """CALL-003: the tool answered with an error but left isError unset (the spec's SHOULD says to set it)."""
+    series = ctx.series
+    errors = [text for outcome in series if (text := disguised_error(outcome, ctx.arguments)) is not None]
+    if not errors:
+        return None
+    return SuiteResult(
+        ERROR_IN_DISGUISE.suite, ctx.name, Status.WARN,
+        f"{len(errors)} of {len(series)} calls answered with an error while isError is false ({errors[0]}); "
+        "\"Any errors that originate from the tool SHOULD be reported inside the result object, with "
+        f"`isError` set to true\" ({SCHEMA_SPEC_URL})",
+        ERROR_IN_DISGUISE.code,
+    )
 
 
 def _run_suite(suite: Suite, ctx: ToolContext, plan: ToolPlan, session: McpSession) -> SuiteResult:
     name, calls_tool = suite.name, suite.calls_tool
     if calls_tool and not plan.callable:
-        return SuiteResult(name, ctx.name, Status.SKIP, plan.note or "not callable")
+        return SuiteResult(name, ctx.name, Status.SKIP, plan.note or "not callable", plan.skip_code)
     if calls_tool and not session.server_alive():
         reason = f"server is gone ({session.transport.closed_reason})"
         if session.process is not None and session.process.stderr_tail():

@@ -120,8 +120,8 @@ def test_broken_server_scores_follow_the_seed_weights(broken_report: Report) -> 
     scores = {t.name: t.score for t in broken_report.tools}
     # IDEMP FAIL (30 x 0) + SIDE PASS, LAT PASS, DET PASS, DSGVO PASS: 70 of 100.
     assert scores["random_text"] == 70
-    # Only dsgvo ran for the destructive tool, and it failed.
-    assert scores["wipe_everything"] == 0
+    # Only dsgvo (a description heuristic) ran for the destructive tool: it was never called, so no score.
+    assert scores["wipe_everything"] is None
     # IDEMP WARN 60x30 + SIDE INDET 50x25 + LAT/DET/DSGVO PASS 100x45 = 7550 / 100.
     assert scores["timestamped"] == 75.5
 

@@ -81,7 +81,7 @@ def test_scores_table_has_versions_in_order_and_latest_suites(report_dir: Path) 
     assert header[:5] == ["server", "1.2", "1.9", "1.10", "2.0"]
     assert header[5:] == ["latest", "idempotency", "side-effects", "latency", "determinism", "dsgvo"]
     shop = dict(zip(header, next(r for r in rows if r[0] == "shop"), strict=True))
-    assert shop["1.9"] == "hook 100.0"  # no compliance suite in this fleet: no grade
+    assert shop["1.9"] == "hook 100.0 (4/4 tools)"  # the tools it rests on; no compliance suite here: no grade
     assert shop["latest"] == "1.10"
     assert shop["idempotency"] == "75.0"  # get_price failed; list_prices, find_item and list_categories passed
 

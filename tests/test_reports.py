@@ -281,9 +281,13 @@ def test_check_badge_falls_back_to_the_hook_score(
     config = write_config({**stdio_server("broken_server.py"), "name": "broken"},
                           **broken_settings(GENEROUS, ["timestamped"]))
     badge = tmp_path / "badge.svg"
-    run = run_cli("check", str(config), "--suite", "dsgvo", "--badge", str(badge))
+    run = run_cli("check", str(config), "--suite", "latency", "--suite", "dsgvo", "--badge", str(badge))
     assert run.exit_code == 0
     assert "hook 100" in svg_texts(badge.read_text(encoding="utf-8"))
+    # the description heuristic alone calls no tool, so it scores nothing
+    run = run_cli("check", str(config), "--suite", "dsgvo", "--badge", str(badge))
+    assert run.exit_code == 0
+    assert "no score" in svg_texts(badge.read_text(encoding="utf-8"))
 
 
 # --- diff ------------------------------------------------------------------------------------------

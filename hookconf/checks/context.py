@@ -24,6 +24,19 @@ def is_destructive(tool: JsonObject) -> bool:
     return not is_read_only(tool) and tool_annotations(tool).get("destructiveHint", True) is not False
 
 
+def declares_destructive(tool: JsonObject) -> bool:
+    """The server says so itself: destructiveHint: true on a tool not annotated read-only."""
+    return not is_read_only(tool) and tool_annotations(tool).get("destructiveHint") is True
+
+
+def missing_annotations(tool: JsonObject) -> list[str]:
+    """The hints whose absence leaves the tool on the spec's worst-case default (destructiveHint: true)."""
+    annotations = tool_annotations(tool)
+    if is_read_only(tool) or isinstance(annotations.get("destructiveHint"), bool):
+        return []
+    return [hint for hint in ("readOnlyHint", "destructiveHint") if not isinstance(annotations.get(hint), bool)]
+
+
 @dataclass
 class ToolContext:
     """Suites share the repeated calls: idempotency, determinism and latency read one series."""
@@ -36,6 +49,7 @@ class ToolContext:
     _samples: list[CallOutcome] = field(default_factory=list)
     hung: bool = False
     server_stuck: bool = False  # shared verdict: after a hang, the server answered no ping either
+    own_calls: int = 0  # calls of this tool made by its suites (not as another tool's state probe)
 
     @property
     def name(self) -> str:
@@ -44,6 +58,11 @@ class ToolContext:
     @property
     def is_read_only(self) -> bool:
         return is_read_only(self.tool)
+
+    @property
+    def series(self) -> list[CallOutcome]:
+        """The calls made so far with the probe's arguments."""
+        return list(self._samples)
 
     def samples(self, count: int) -> list[CallOutcome]:
         """The first `count` calls with the probe's arguments, made on first demand and kept."""
@@ -56,6 +75,8 @@ class ToolContext:
         if self.hung or self.server_stuck:
             return CallOutcome(duration_ms=0.0, timed_out=True)
         outcome = self.session.call_tool(name, arguments)
+        if name == self.name:
+            self.own_calls += 1
         if outcome.timed_out:
             self.hung = name == self.name
             self.server_stuck = not self.session.responsive()

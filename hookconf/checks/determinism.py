@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from hookconf.checks.call_errors import undecidable
 from hookconf.checks.context import ToolContext
 from hookconf.checks.normalize import all_equal, canonical, differs_only_in_floats, normalized_output, shape
 from hookconf.checks.registry import (
-    CALL_FAILED,
     TOOL_HUNG,
     Finding,
     SuiteResult,
@@ -41,9 +41,8 @@ def check_determinism(ctx: ToolContext) -> SuiteResult:
     samples = ctx.samples(ctx.config.tries)
     if ctx.hung:
         return result(SUITE, ctx.name, Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
-    if all(sample.failed for sample in samples):
-        return result(SUITE, ctx.name, Status.INDETERMINATE,
-                      f"all {len(samples)} calls failed: {samples[0].describe_failure()}", CALL_FAILED.code)
+    if (unjudged := undecidable(samples, ctx.arguments, "calls")) is not None:
+        return result(SUITE, ctx.name, Status.INDETERMINATE, unjudged.reason, unjudged.code)
     outputs = [normalized_output(sample) for sample in samples]
     shapes = {canonical(shape(output)) for output in outputs}
     if len(shapes) > 1:

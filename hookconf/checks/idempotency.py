@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hookconf.checks.call_errors import undecidable
 from hookconf.checks.context import ToolContext
 from hookconf.checks.normalize import (
     ISO_TIMESTAMP,
@@ -13,7 +14,6 @@ from hookconf.checks.normalize import (
     normalized_output,
 )
 from hookconf.checks.registry import (
-    CALL_FAILED,
     TOOL_HUNG,
     Finding,
     SuiteResult,
@@ -56,9 +56,8 @@ def check_idempotency(ctx: ToolContext) -> SuiteResult:
     samples = ctx.samples(ctx.config.tries)
     if ctx.hung:
         return result(SUITE, ctx.name, Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
-    if all(sample.failed for sample in samples):
-        return result(SUITE, ctx.name, Status.INDETERMINATE,
-                      f"all {len(samples)} calls failed: {samples[0].describe_failure()}", CALL_FAILED.code)
+    if (unjudged := undecidable(samples, ctx.arguments, "calls")) is not None:
+        return result(SUITE, ctx.name, Status.INDETERMINATE, unjudged.reason, unjudged.code)
     tolerance = ctx.config.thresholds.float_tolerance
     outputs = [normalized_output(sample) for sample in samples]
     calls = f"{len(samples)} identical calls"

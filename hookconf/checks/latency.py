@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from hookconf.checks.call_errors import undecidable
 from hookconf.checks.context import ToolContext
 from hookconf.checks.registry import (
-    CALL_FAILED,
     Finding,
     SuiteResult,
     hook_suite,
@@ -50,9 +50,8 @@ def check_latency(ctx: ToolContext) -> SuiteResult:
         return result(SUITE, ctx.name, Status.FAIL,
                       f"a call got no answer within timeoutMs ({ctx.config.timeout_ms} ms); the tool "
                       "is not called again", OVER_P95.code)
-    if all(sample.failed for sample in samples):
-        return result(SUITE, ctx.name, Status.INDETERMINATE,
-                      f"all timed calls failed: {samples[0].describe_failure()}", CALL_FAILED.code)
+    if (unjudged := undecidable(samples, ctx.arguments, "timed calls")) is not None:
+        return result(SUITE, ctx.name, Status.INDETERMINATE, unjudged.reason, unjudged.code)
     durations = [sample.duration_ms for sample in samples]
     p50, p95 = percentile(durations, 0.50), percentile(durations, 0.95)
     figures = f"p50 {p50:.1f} ms, p95 {p95:.1f} ms over {len(durations)} samples"

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from hookconf.checks.backend import sandbox_note
+from hookconf.checks.call_errors import backend_message
 from hookconf.checks.context import ToolContext
 from hookconf.checks.normalize import all_equal, normalized_output
 from hookconf.checks.registry import (
+    BACKEND_UNREACHABLE,
     CALL_FAILED,
     TOOL_HUNG,
     Finding,
@@ -13,6 +16,8 @@ from hookconf.checks.registry import (
     register_finding,
     result,
 )
+from hookconf.config import StateProbe
+from hookconf.session import CallOutcome
 from hookconf.verdicts import Status
 
 SUITE = "side-effects"
@@ -37,6 +42,16 @@ NO_PROBE = register_finding(Finding(
 ))
 
 
+def probe_failed(ctx: ToolContext, probe: StateProbe, reading: CallOutcome, when: str) -> SuiteResult:
+    """A failed state-probe reading; one that names an unreachable backend is the sandbox's fault."""
+    backend = backend_message(reading, probe.args)
+    if backend is not None:
+        return result(SUITE, ctx.name, Status.INDETERMINATE,
+                      f"state probe {probe.tool!r}: {sandbox_note(backend)}", BACKEND_UNREACHABLE.code)
+    return result(SUITE, ctx.name, Status.INDETERMINATE,
+                  f"state probe {probe.tool!r} failed{when}: {reading.describe_failure()}", CALL_FAILED.code)
+
+
 @hook_suite(SUITE, weight=25, summary="Read-only tools must not mutate server state (needs a stateProbe).")
 def check_side_effects(ctx: ToolContext) -> SuiteResult:
     if not ctx.is_read_only:
@@ -50,9 +65,7 @@ def check_side_effects(ctx: ToolContext) -> SuiteResult:
     # Two readings before the call show whether the probe itself is stable enough to compare.
     before = [ctx.call(state_probe.tool, state_probe.args) for _ in range(2)]
     if any(reading.failed for reading in before):
-        return result(SUITE, ctx.name, Status.INDETERMINATE,
-                      f"state probe {state_probe.tool!r} failed: {before[0].describe_failure()}",
-                      CALL_FAILED.code)
+        return probe_failed(ctx, state_probe, next(r for r in before if r.failed), "")
     baseline = [normalized_output(reading) for reading in before]
     if not all_equal(baseline, tolerance):
         return result(SUITE, ctx.name, Status.INDETERMINATE,
@@ -63,9 +76,7 @@ def check_side_effects(ctx: ToolContext) -> SuiteResult:
         return result(SUITE, ctx.name, Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
     after = ctx.call(state_probe.tool, state_probe.args)
     if after.failed:
-        return result(SUITE, ctx.name, Status.INDETERMINATE,
-                      f"state probe {state_probe.tool!r} failed after the call: {after.describe_failure()}",
-                      CALL_FAILED.code)
+        return probe_failed(ctx, state_probe, after, " after the call")
     if all_equal([baseline[0], normalized_output(after)], tolerance):
         note = " (the call itself failed)" if call.failed else ""
         return result(SUITE, ctx.name, Status.PASS, f"state probe {state_probe.tool!r} unchanged{note}")

@@ -115,7 +115,7 @@ def describe(outcome: Outcome) -> str:
     took = f"in {outcome.duration_s:.1f} s"
     if outcome.ok and outcome.report_json:
         score = json.loads(outcome.report_json).get("score")
-        return f"score {score if score is not None else '-'} {took}"
+        return f"score {score if score is not None else 'n/a'} {took}"
     message = " ".join((outcome.message or "no message").split())
     if len(message) > MESSAGE_WIDTH:
         message = message[:MESSAGE_WIDTH - 3] + "..."

@@ -39,6 +39,8 @@ LISTING_FAILED = "No tools audited"
 AUDIT_COLUMNS = ["server", "version", "source", "outcome", "message", "score", "grade", "compliance_score",
                  "spec_version", "protocol", "startup_ms", "peak_rss_mib", "cpu_seconds", "peak_threads",
                  "peak_children", "worst_p95_ms", "tools", "duration_s", "hookconf_version", "audited_at"]
+# what the hook score rests on, from reports that carry coverage (older ones leave them empty)
+COVERAGE_COLUMNS = ["tools_called", "tools_listed"]
 RESULT_COLUMNS = ["server", "version", "check", "suite", "tool", "category", "check_id", "required", "status",
                   "code", "title", "details", "score", "grade", "startup_ms", "peak_rss_bytes", "cpu_seconds"]
 
@@ -64,7 +66,7 @@ def build_tables(stored: Sequence[StoredAudit]) -> FleetTables:
 
 
 def audits_frame(stored: Iterable[StoredAudit]) -> pd.DataFrame:
-    return in_version_order(pd.DataFrame([_audit_row(a) for a in stored], columns=AUDIT_COLUMNS))
+    return in_version_order(pd.DataFrame([_audit_row(a) for a in stored], columns=AUDIT_COLUMNS + COVERAGE_COLUMNS))
 
 
 def _audit_row(audit: StoredAudit) -> dict[str, Any]:
@@ -80,8 +82,13 @@ def _audit_row(audit: StoredAudit) -> dict[str, Any]:
         "cpu_seconds": resources.get("cpuSeconds"), "peak_threads": resources.get("peakThreads"),
         "peak_children": resources.get("peakChildren"), "worst_p95_ms": worst_p95_ms(report),
         "tools": listed_tools(report) if audit.report else None, "duration_s": audit.duration_s,
-        "hookconf_version": audit.hookconf_version, "audited_at": audit.started_at,
+        "hookconf_version": audit.hookconf_version, "audited_at": audit.started_at, **_coverage_cells(report),
     }
+
+
+def _coverage_cells(report: Mapping[str, Any]) -> dict[str, Any]:
+    coverage = report.get("coverage") or {}
+    return {"tools_called": coverage.get("toolsCalled"), "tools_listed": coverage.get("toolsListed")}
 
 
 def worst_p95_ms(report: Mapping[str, Any]) -> float | None:
@@ -161,9 +168,13 @@ def scores_table(audits: pd.DataFrame, latest: pd.DataFrame, latest_results: pd.
 
 
 def score_cell(row: Any) -> str:
+    """`hook 71.5 (4/9 tools) · A 92.6`: the hook score and the tools it rests on, then the compliance grade;
+    `hook n/a (0/9 tools)` when no tool was called."""
     if row.outcome != AUDITED:
         return str(row.outcome)
-    hook = "-" if pd.isna(row.score) else f"{row.score:.1f}"
+    hook = "n/a" if pd.isna(row.score) else f"{row.score:.1f}"
+    if not pd.isna(row.tools_listed):
+        hook += f" ({int(row.tools_called)}/{int(row.tools_listed)} tools)"
     if pd.isna(row.compliance_score):
         return f"hook {hook}"
     return f"hook {hook} · {row.grade} {row.compliance_score:.1f}"

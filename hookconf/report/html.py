@@ -7,7 +7,7 @@ from html import escape
 
 from hookconf import HOOK_SUITES
 from hookconf.report.model import Report, ResultEntry
-from hookconf.report.text import STATUS_LABELS, counts_line, hook_grid, score_text
+from hookconf.report.text import STATUS_LABELS, counts_line, coverage_text, hook_grid, score_text
 
 STYLE = """
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2330;background:#f5f6f8}
@@ -64,7 +64,8 @@ def _card(value: str, label: str, score: float | None) -> str:
 
 
 def _cards(report: Report) -> str:
-    cards = [_card(score_text(report.score), "hook score", report.score)]
+    coverage = coverage_text(report.coverage)
+    cards = [_card(score_text(report.score), f"hook score ({coverage})" if coverage else "hook score", report.score)]
     if report.grade is not None:
         cards.append(_card(report.grade, f"compliance grade ({report.spec_version})", report.compliance_score))
         cards.append(_card(score_text(report.compliance_score), "compliance score", report.compliance_score))
@@ -112,7 +113,8 @@ def _tools(report: Report) -> str:
     for tool, verdicts in hook_grid(report):
         cells = [f"<td class=\"nowrap\">{_status(v)} {escape(v.code or '')}</td>" if v else "<td></td>"
                  for v in verdicts]
-        rows.append([_td(tool.name), f"<td>{_bar(tool.score)}</td>", *cells])
+        score = "<td class=\"nowrap\">not called</td>" if tool.called is False else f"<td>{_bar(tool.score)}</td>"
+        rows.append([_td(tool.name), score, *cells])
     return "<h2>Hook readiness by tool</h2>\n" + _table(["tool", "score", *HOOK_SUITES], rows)
 
 

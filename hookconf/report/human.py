@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hookconf.report.model import BaselineItem, BaselineOutcome, Report, ResultEntry
-from hookconf.report.text import ADVICE_NOTE, STATUS_LABELS, clip, score_text
+from hookconf.report.model import BaselineItem, BaselineOutcome, Report, ResultEntry, ToolEntry
+from hookconf.report.text import ADVICE_NOTE, STATUS_LABELS, clip, hook_score_text, score_text, tool_score_text
 
 STATUS_COLOURS = {"pass": "32", "warn": "33", "fail": "31", "indeterminate": "35", "skip": "2", "advice": "36"}
 MAX_DETAIL = 90
@@ -57,7 +57,7 @@ def render(report: Report, *, colour: bool = False) -> str:
         lines.extend(_compliance_section(report, paint))
     if report.baseline is not None:
         lines.extend(_baseline_section(report.baseline, paint))
-    lines.append(f"Hook score: {_score(report.score)}")
+    lines.extend(_hook_score_lines(report))
     if report.resources is not None:
         lines.append(_resource_line(report))
     summary = report.summary
@@ -69,10 +69,19 @@ def render(report: Report, *, colour: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _tool_table(tool_name: str, results: list[ResultEntry], tool: object, paint: Paint) -> list[str]:
-    score = getattr(tool, "score", None)
-    header = f"{tool_name}  (score {_score(score)})"
-    note = getattr(tool, "note", None)
+def _hook_score_lines(report: Report) -> list[str]:
+    lines = [f"Hook score: {hook_score_text(report)}"]
+    coverage = report.coverage
+    if coverage is not None and coverage.suites_run:
+        lines.append(f"  suites: {', '.join(coverage.suites_run)}")
+    if coverage is not None and coverage.tools_listed and not coverage.tools_called:
+        lines.append("  no tool was called, so there is nothing to score (see the notes above)")
+    return lines
+
+
+def _tool_table(tool_name: str, results: list[ResultEntry], tool: ToolEntry | None, paint: Paint) -> list[str]:
+    header = f"{tool_name}  (score {tool_score_text(tool) if tool else 'n/a'})"
+    note = tool.note if tool else None
     rows = [header, "-" * len(header)]
     if note and all(entry.details != note for entry in results):
         rows.append(f"  note: {note}")

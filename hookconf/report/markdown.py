@@ -9,7 +9,7 @@ import re
 from hookconf import HOOK_SUITES
 from hookconf.report.keys import tool_scoped
 from hookconf.report.model import Report, ResultEntry
-from hookconf.report.text import ADVICE_NOTE, STATUS_LABELS, headline, hook_grid, score_text
+from hookconf.report.text import ADVICE_NOTE, STATUS_LABELS, headline, hook_grid, score_text, tool_score_text
 from hookconf.verdicts import Status
 
 MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]#|~])")
@@ -72,7 +72,8 @@ def _category_table(report: Report) -> str:
 def _tool_table(report: Report) -> str:
     if not report.tools:
         return ""
-    rows = [[escape(tool.name), score_text(tool.score), *map(_cell, verdicts)] for tool, verdicts in hook_grid(report)]
+    rows = [[escape(tool.name), escape(tool_score_text(tool)), *map(_cell, verdicts)]
+            for tool, verdicts in hook_grid(report)]
     return "### Hook readiness by tool\n\n" + _table(["tool", "score", *HOOK_SUITES], rows)
 
 

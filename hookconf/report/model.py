@@ -78,6 +78,18 @@ class ToolEntry(_Model):
     arguments: dict[str, object]
     arguments_source: str = Field(alias="argumentsSource")
     note: str | None = None
+    # whether a hook suite called the tool (a tool never called has no score), and the suites its score counts
+    called: bool | None = None
+    scored_suites: list[str] | None = Field(default=None, alias="scoredSuites")
+
+
+class Coverage(_Model):
+    """What the hook score rests on: the tools the suites called, out of those audited, and the suites
+    that judged at least one called tool (a heuristic suite alone never scores a tool)."""
+
+    tools_listed: int = Field(alias="toolsListed", description="tools the audit covered (after toolFilter)")
+    tools_called: int = Field(alias="toolsCalled", description="tools that a hook suite called at least once")
+    suites_run: list[str] = Field(alias="suitesRun", description="hook suites that judged a called tool")
 
 
 class Resources(_Model):
@@ -122,6 +134,7 @@ class Report(_Model):
     tool: ToolInfo
     server: ServerInfo
     score: float | None
+    coverage: Coverage | None = None
     tools: list[ToolEntry]
     results: list[ResultEntry]
     resources: Resources | None

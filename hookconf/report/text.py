@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hookconf import HOOK_SUITES
-from hookconf.report.model import Report, ResultEntry, ToolEntry
+from hookconf.report.model import Coverage, Report, ResultEntry, ToolEntry
 
 STATUS_LABELS = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "indeterminate": "INDET", "skip": "SKIP",
                  "advice": "ADVICE"}
@@ -12,6 +12,31 @@ ADVICE_NOTE = "advice: no spec rule asks for it; never counted as a problem"
 
 def score_text(score: float | None) -> str:
     return "n/a" if score is None else f"{score:g}/100"
+
+
+def coverage_text(coverage: Coverage | None) -> str:
+    """What a hook score rests on, e.g. `4/9 tools called, 5 suites`; empty for a report without coverage."""
+    if coverage is None:
+        return ""
+    suites = len(coverage.suites_run)
+    return (f"{coverage.tools_called}/{coverage.tools_listed} tools called, "
+            f"{suites} suite{'' if suites == 1 else 's'}")
+
+
+def hook_score_text(report: Report) -> str:
+    """The hook score with its coverage: `71.5/100 (4/9 tools called, 5 suites)`, `n/a (0/9 tools called, ...)`."""
+    coverage = coverage_text(report.coverage)
+    return f"{score_text(report.score)} ({coverage})" if coverage else score_text(report.score)
+
+
+def tool_score_text(tool: ToolEntry) -> str:
+    """A tool's score and the suites it counts, or why it has none."""
+    if tool.called is False:
+        return "n/a: not called"
+    if tool.score is None or tool.scored_suites is None:
+        return score_text(tool.score)
+    suites = len(tool.scored_suites)
+    return f"{score_text(tool.score)}, {suites} suite{'' if suites == 1 else 's'}"
 
 
 def clip(text: str, limit: int) -> str:
@@ -27,7 +52,7 @@ def counts_line(report: Report) -> str:
 
 def headline(report: Report) -> str:
     """One line a reader can act on: hook score, and the compliance grade where it ran."""
-    parts = [f"hook score {score_text(report.score)}"]
+    parts = [f"hook score {hook_score_text(report)}"]
     if report.grade is not None:
         parts.append(f"compliance grade {report.grade} ({score_text(report.compliance_score)}, "
                      f"{report.spec_version})")
