@@ -238,6 +238,10 @@ def _explain_check(check: ComplianceCheck) -> None:
     print(f"Why: {check.why}")
     print(f"How to fix: {check.fix}")
     print(f"Spec: {check.spec_url(check.revisions[-1])}")
+    if check.should is not None:
+        print(f"Warnings rest on: {check.should.citation()}")
+    if check.advice is not None:
+        print(f"Advice, never counted as a problem: {check.advice}")
 
 
 def _required_text(check: ComplianceCheck, yes: str, no: str) -> str:

@@ -193,5 +193,6 @@ def _categories(entries: list[ResultEntry]) -> list[CategoryScore]:
         rows.append(CategoryScore(
             name=category.value, score=None if (s := pool_score([e.status for e in mine])) is None else round(s, 1),
             passed=sum(e.status is Status.PASS for e in mine), failed=sum(e.status is Status.FAIL for e in mine),
-            warned=sum(e.status is Status.WARN for e in mine), skipped=sum(e.status is Status.SKIP for e in mine)))
+            warned=sum(e.status is Status.WARN for e in mine), skipped=sum(e.status is Status.SKIP for e in mine),
+            advice=sum(e.status is Status.ADVICE for e in mine)))
     return rows

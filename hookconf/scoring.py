@@ -31,7 +31,9 @@ def server_score(tool_scores: Iterable[float | None]) -> float | None:
 # --- compliance grade (mcp-compliance's rules) -------------------------------------------------------
 GRADE_FLOORS = (("A", 90.0), ("B", 75.0), ("C", 60.0), ("D", 40.0))
 REQUIRED_SHARE = 0.7
-MEASURED = (Status.PASS, Status.WARN, Status.FAIL)  # a warning is advisory: it measured, and did not fail
+# A warning measured a broken SHOULD and did not fail; advice measured nothing wrong, so it counts as no
+# problem: an advice verdict leaves the grade exactly where a pass would.
+MEASURED = (Status.PASS, Status.WARN, Status.ADVICE, Status.FAIL)
 
 
 def pool_score(statuses: list[Status]) -> float | None:

@@ -1,4 +1,4 @@
-"""The five statuses every check ends in; shared by the catalog and the report model."""
+"""The statuses every check ends in; shared by the catalog and the report model."""
 
 from enum import StrEnum
 
@@ -9,3 +9,5 @@ class Status(StrEnum):
     FAIL = "fail"
     INDETERMINATE = "indeterminate"  # it ran but could not decide, and says why
     SKIP = "skip"  # it did not apply, and says why; never counted as a pass
+    # it found something no spec rule (SHOULD or MUST) asks for: reported as advice, never counted as a problem
+    ADVICE = "advice"

@@ -14,6 +14,7 @@ from hookconf.checks.compliance import CHECKS
 from hookconf.checks.compliance.context import ComplianceContext, failure_text
 from hookconf.compliance_runner import ComplianceOptions
 from hookconf.config import parse_config
+from hookconf.report import github, human, sarif
 from hookconf.report.model import Report
 from hookconf.runner import RunOptions, run_audit
 from hookconf.session import open_session
@@ -40,7 +41,6 @@ STDIO_DEFECTS = {
     "stacktrace": "security-error-no-stacktrace",
     "internal-ip": "security-error-no-internal-ip",
     "poisoned-description": "security-tool-description-poisoning",
-    "cross-reference": "security-tool-cross-reference",
     "rug-pull": "security-tool-rug-pull",
     "command-injection": "security-command-injection",
     "path-traversal": "security-path-traversal",
@@ -61,6 +61,14 @@ STDIO_DEFECTS = {
     "sampling-request": "lifecycle-sampling-capability",
     "cursor-internal": "error-invalid-cursor",
     "mojibake": "stdio-unicode",
+    "log-without-capability": "lifecycle-logging-capability",
+    "log-parse-error": "error-parse-code",
+}
+# defect -> the check that reports it as advice: no spec sentence asks for what the defect takes away.
+ADVICE_DEFECTS = {
+    "accept-reinit": "lifecycle-reinit-reject",
+    "cross-reference": "security-tool-cross-reference",
+    "no-titles": "tools-title-field",
 }
 HTTP_DEFECTS = {
     "http-notification-200": "transport-notification-202",
@@ -298,6 +306,62 @@ def test_the_fresh_server_boots_while_other_checks_run() -> None:
     assert entry.duration_ms < delay_s * 1000
     reported = [r.id for r in report.results if r.id]
     assert reported == [check_id for check_id in CHECKS if check_id in reported]  # catalog order, not run order
+
+
+def test_advice_is_reported_and_never_counted_as_a_problem() -> None:
+    args = [arg for defect in ADVICE_DEFECTS for arg in ("--defect", defect)]
+    report = compliance_audit(stdio_server(SCRIPT, *args))
+    for check_id in ADVICE_DEFECTS.values():
+        status, details = verdict(report, check_id)
+        assert status == "advice", details
+    assert "add -> fetch_url" in verdict(report, "security-tool-cross-reference")[1]
+    assert (report.grade, report.compliance_score) == ("A", 100)  # as for the correct server
+    assert report.summary.warned == 0
+    assert report.summary.advice == len(ADVICE_DEFECTS)
+    assert report.compliance is not None
+    assert sum(c.advice for c in report.compliance.categories) == len(ADVICE_DEFECTS)
+    assert sarif.render(report).count('"ruleId"') == 0
+    github_lines = github.render(report).splitlines()
+    assert not [line for line in github_lines if line.startswith(("::warning", "::error"))]
+    assert sum(line.startswith("::notice title=hookconf advice ") for line in github_lines) == len(ADVICE_DEFECTS)
+    text = human.render(report)
+    assert "ADVICE lifecycle-reinit-reject: a second initialize" in text
+    assert "advice: no spec rule asks for it" in text
+
+
+def test_log_notifications_without_the_logging_capability_fail_quoting_what_arrived() -> None:
+    status, details = verdict(compliance_audit(stdio_server(SCRIPT, "--defect", "log-without-capability")),
+                              "lifecycle-logging-capability")
+    assert status == "fail"
+    assert "although the logging capability is not declared (declared: completions, prompts, resources, tools)" \
+        in details
+    assert '"method": "notifications/message"' in details
+    assert '"data": "handling ' in details
+
+
+def test_log_notifications_with_the_logging_capability_pass() -> None:
+    status, details = verdict(compliance_audit(stdio_server(SCRIPT, "--chatty")), "lifecycle-logging-capability")
+    assert status == "pass"
+    assert "the logging capability is declared" in details
+
+
+def test_no_answer_names_what_arrived_instead() -> None:
+    status, details = verdict(compliance_audit(stdio_server(SCRIPT, "--defect", "log-parse-error")),
+                              "error-parse-code")
+    assert status == "fail"
+    assert details.startswith("no answer to the invalid JSON; meanwhile the server sent the notification "
+                              'notifications/message {"level": "error"')
+    assert "unparseable input" in details
+
+
+@pytest.mark.parametrize(("defect", "check_id", "quoted"), [
+    ("bad-tool-name", "tools-name-format", "Tool names SHOULD be between 1 and 128 characters"),
+    ("cursor-internal", "error-invalid-cursor", "Invalid cursors SHOULD result in an error with code -32602"),
+])
+def test_a_warning_quotes_the_spec_sentence_it_rests_on(defect: str, check_id: str, quoted: str) -> None:
+    status, details = verdict(compliance_audit(stdio_server(SCRIPT, "--defect", defect)), check_id)
+    assert status == "warn"
+    assert f"; the spec: \"{quoted}" in details
 
 
 # --- attribution: an input is blamed only when the same call succeeds without it ----------------------

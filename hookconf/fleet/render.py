@@ -16,7 +16,7 @@ from tabulate import tabulate
 from hookconf import __version__
 from hookconf.fleet.errors import StoreError
 from hookconf.fleet.store import FleetStore
-from hookconf.fleet.tables import STATUS_ORDER, FleetTables, build_tables, latest_audited, named_count, status_shares
+from hookconf.fleet.tables import FleetTables, build_tables, latest_audited, named_count, status_shares
 
 SCORES_NOTE = ("Cells: the hook score, then the compliance grade and score where the compliance suite ran; "
                "or why there is no audit. "
@@ -34,7 +34,7 @@ TERMINAL_TOOLS = 3
 MARKDOWN_TOOLS = 5
 TOOL_CHANGES = ("added", "removed")
 STATUS_COLOURS = {"pass": "#2e7d32", "warn": "#f9a825", "indeterminate": "#9e9e9e", "fail": "#c62828",
-                  "skip": "#e0e0e0"}
+                  "skip": "#e0e0e0", "advice": "#4fc3f7"}
 
 
 def write_report(store_path: Path, out_dir: Path) -> Iterator[str]:
@@ -217,8 +217,8 @@ def _status_chart(figure: Any, shares: pd.DataFrame) -> None:
     figure.set_size_inches(7, 0.4 * len(shares) + 1)
     axes = figure.add_subplot()
     left = pd.Series(0.0, index=shares.index)
-    for status in STATUS_ORDER:
-        if status in shares.columns:
+    for status in shares.columns:
+        if status in STATUS_COLOURS:
             axes.barh(shares.index, shares[status], left=left, color=STATUS_COLOURS[status], label=status)
             left += shares[status]
     axes.set_xlim(0, 100)

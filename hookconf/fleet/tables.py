@@ -25,6 +25,9 @@ GRADE_ORDER = ("A", "B", "C", "D", "F", NO_GRADE)
 # Status points as the hook score counts them; a skip is not a status anyone is better or worse at.
 STATUS_POINTS = {"pass": 100, "warn": 60, "indeterminate": 50, "fail": 0}
 STATUS_ORDER = ("pass", "warn", "indeterminate", "fail", "skip")
+# Advice (a compliance verdict no spec rule backs) has no status points and is no problem: it gets a column
+# of its own where it occurs.
+OCCASIONAL_STATUSES = ("advice",)
 P95_IN_DETAILS = re.compile(r"p95 (?P<ms>[0-9.]+) ms")
 MIB = 1024 * 1024
 COMPLIANCE_PREFIX = "compliance/"
@@ -326,7 +329,8 @@ def suite_statuses(latest_results: pd.DataFrame) -> pd.DataFrame:
     """Per suite: the servers it judged, its results, how many of them ended in each status and that
     status's share of the suite's results (skips included, so the shares add up to 100)."""
     counts = status_counts(latest_results)
-    columns = ["suite", "servers", "results", *STATUS_ORDER, *(f"{s} %" for s in STATUS_ORDER)]
+    statuses = list(counts.columns)
+    columns = ["suite", "servers", "results", *statuses, *(f"{s} %" for s in statuses)]
     if counts.empty:
         return pd.DataFrame(columns=columns)
     results = counts.sum(axis=1)
@@ -338,9 +342,10 @@ def suite_statuses(latest_results: pd.DataFrame) -> pd.DataFrame:
 
 
 def status_counts(latest_results: pd.DataFrame) -> pd.DataFrame:
-    """Results per suite (rows) and status (columns, every status in STATUS_ORDER)."""
+    """Results per suite (rows) and status (columns: every status in STATUS_ORDER, then advice where it occurs)."""
     counts = pd.crosstab(latest_results["suite"], latest_results["status"])
-    return counts.reindex(columns=list(STATUS_ORDER), fill_value=0).rename_axis(index=None, columns=None)
+    statuses = [*STATUS_ORDER, *(s for s in OCCASIONAL_STATUSES if s in counts.columns)]
+    return counts.reindex(columns=statuses, fill_value=0).rename_axis(index=None, columns=None)
 
 
 def status_shares(latest_results: pd.DataFrame) -> pd.DataFrame:

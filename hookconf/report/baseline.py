@@ -117,7 +117,7 @@ def _matching(results: list[ResultEntry], wanted: str) -> list[ResultEntry]:
 
 def _worst(results: list[ResultEntry]) -> Status | None:
     """The most telling status among the matched results: a failure, else what ran, else SKIP or None."""
-    order = (Status.FAIL, Status.WARN, Status.INDETERMINATE, Status.PASS, Status.SKIP)
+    order = (Status.FAIL, Status.WARN, Status.INDETERMINATE, Status.PASS, Status.ADVICE, Status.SKIP)
     statuses = {r.status for r in results}
     return next((status for status in order if status in statuses), None)
 

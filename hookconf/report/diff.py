@@ -22,7 +22,7 @@ from hookconf.verdicts import Status
 
 MAX_DETAIL = 100
 # A failure counts as a regression when the base ran the same check and it did not fail there.
-RAN_WITHOUT_FAILING = (Status.PASS, Status.WARN, Status.INDETERMINATE)
+RAN_WITHOUT_FAILING = (Status.PASS, Status.WARN, Status.INDETERMINATE, Status.ADVICE)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """GitHub Actions workflow commands: `::error` per failure and per stale baseline entry, `::warning` per
-warning, `::notice` per baselined failure, and a closing `::notice` with the summary (which counts the
-undecided verdicts: one annotation each would drown the rest)."""
+warning, `::notice` per baselined failure and per advice (a verdict no spec rule backs), and a closing `::notice`
+with the summary (which counts the undecided verdicts: one annotation each would drown the rest)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ def command(name: str, message: str, **properties: str) -> str:
 
 def render(report: Report) -> str:
     lines = [_line(report, entry) for entry in report.results if entry.status in COMMANDS]
+    lines.extend(_advice_line(report, entry) for entry in report.results if entry.status is Status.ADVICE)
     if report.baseline is not None:
         lines.extend(command("error", f"stale baseline entry {item.id}: the check now {item.status}; remove it "
                                       f"from {report.baseline.file}", title="hookconf: stale baseline entry")
@@ -36,6 +37,12 @@ def render(report: Report) -> str:
     summary = f"{headline(report)}; {counts_line(report)}"
     lines.append(command("notice", summary, title=f"hookconf: {report.server.name}"))
     return "\n".join(lines) + "\n"
+
+
+def _advice_line(report: Report, entry: ResultEntry) -> str:
+    """Advice rests on no spec rule: a notice, never a warning or an error."""
+    return command("notice", f"advice (no spec rule): {entry.title or entry.suite}: {entry.details}",
+                   title=f"hookconf advice {entry.id or entry.code or entry.suite}")
 
 
 def _line(report: Report, entry: ResultEntry) -> str:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hookconf.report.model import BaselineItem, BaselineOutcome, Report, ResultEntry, ToolEntry
-from hookconf.report.text import STATUS_LABELS, clip, hook_score_text, score_text, tool_score_text
+from hookconf.report.text import ADVICE_NOTE, STATUS_LABELS, clip, hook_score_text, score_text, tool_score_text
 
-STATUS_COLOURS = {"pass": "32", "warn": "33", "fail": "31", "indeterminate": "35", "skip": "2"}
+STATUS_COLOURS = {"pass": "32", "warn": "33", "fail": "31", "indeterminate": "35", "skip": "2", "advice": "36"}
 MAX_DETAIL = 90
 BAR_WIDTH = 20
 
@@ -21,7 +21,8 @@ class Paint:
         return f"\x1b[{sgr}m{text}\x1b[0m" if self.enabled else text
 
     def status(self, status: str, width: int = 6) -> str:
-        return self(f"{STATUS_LABELS[status]:<{width}}", STATUS_COLOURS[status])
+        label = STATUS_LABELS[status]
+        return self(f"{label:<{width}}" if len(label) < width else f"{label} ", STATUS_COLOURS[status])
 
     def score(self, text: str, score: float | None) -> str:
         """Lighthouse's bands: 90 and up green, 50 and up amber, below red."""
@@ -63,7 +64,8 @@ def render(report: Report, *, colour: bool = False) -> str:
     baselined = sum(entry.baseline_reason is not None for entry in report.results)
     failed = f"{summary.failed} failed" + (f" ({baselined} baselined)" if baselined else "")
     lines.append(f"{summary.passed} passed, {failed}, {summary.skipped} skipped, "
-                 f"{summary.warned} warned, {summary.indeterminate} indeterminate")
+                 f"{summary.warned} warned, {summary.indeterminate} indeterminate"
+                 + (f", {summary.advice} advice" if summary.advice else ""))
     return "\n".join(lines) + "\n"
 
 
@@ -109,7 +111,8 @@ def _compliance_section(report: Report, paint: Paint) -> list[str]:
     lines = [f"Protocol compliance ({compliance.spec_version}): {grade}"]
     for category in compliance.categories:
         lines.append(f"  {category.name:<11} {_bar(category.score, paint)}  ({category.passed} passed, "
-                     f"{category.failed} failed, {category.warned} warned, {category.skipped} skipped)")
+                     f"{category.failed} failed, {category.warned} warned, {category.skipped} skipped"
+                     + (f", {category.advice} advice" if category.advice else "") + ")")
     if compliance.lighthouse is not None:
         lines.append(f"  mcp-lighthouse profile: {_score(compliance.lighthouse_score)}")
         for row in compliance.lighthouse:
@@ -119,6 +122,10 @@ def _compliance_section(report: Report, paint: Paint) -> list[str]:
     for entry in noteworthy:
         flag = " [required]" if entry.required else ""
         lines.append(f"  {paint.status(entry.status)}{entry.id}{flag}: {_clip(_detail(entry))}")
+    advice = [r for r in report.results if r.suite == "compliance" and r.status == "advice"]
+    if advice:
+        lines.append(f"  {ADVICE_NOTE}")
+        lines.extend(f"  {paint.status(entry.status)}{entry.id}: {_clip(entry.details)}" for entry in advice)
     lines.append("")
     return lines
 

@@ -9,11 +9,11 @@ import re
 from hookconf import HOOK_SUITES
 from hookconf.report.keys import tool_scoped
 from hookconf.report.model import Report, ResultEntry
-from hookconf.report.text import STATUS_LABELS, headline, hook_grid, score_text, tool_score_text
+from hookconf.report.text import ADVICE_NOTE, STATUS_LABELS, headline, hook_grid, score_text, tool_score_text
 from hookconf.verdicts import Status
 
 MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]#|~])")
-CELL_ICONS = {"pass": "✅", "warn": "⚠️", "fail": "❌", "indeterminate": "❔", "skip": "⏭️"}
+CELL_ICONS = {"pass": "✅", "warn": "⚠️", "fail": "❌", "indeterminate": "❔", "skip": "⏭️", "advice": "💡"}
 
 
 def escape(text: str) -> str:
@@ -31,6 +31,8 @@ def render(report: Report) -> str:
         _listing("Failures", [e for e in report.results if e.status is Status.FAIL], folded=False),
         _listing("Warnings and undecided verdicts",
                  [e for e in report.results if e.status in (Status.WARN, Status.INDETERMINATE)], folded=True),
+        _listing(f"Advice ({ADVICE_NOTE.removeprefix('advice: ')})",
+                 [e for e in report.results if e.status is Status.ADVICE], folded=True),
         _baseline(report),
     ]
     return "\n\n".join(section for section in sections if section) + "\n"
@@ -53,8 +55,9 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 def _counts_table(report: Report) -> str:
     s = report.summary
-    return _table(["passed", "failed", "warned", "indeterminate", "skipped"],
-                  [[str(s.passed), str(s.failed), str(s.warned), str(s.indeterminate), str(s.skipped)]])
+    header = ["passed", "failed", "warned", "indeterminate", "skipped"] + (["advice"] if s.advice else [])
+    counts = [s.passed, s.failed, s.warned, s.indeterminate, s.skipped] + ([s.advice] if s.advice else [])
+    return _table(header, [[str(count) for count in counts]])
 
 
 def _category_table(report: Report) -> str:

@@ -52,6 +52,7 @@ class CategoryScore(_Model):
     failed: int
     warned: int
     skipped: int
+    advice: int = 0  # verdicts that no spec rule backs: never counted as problems
 
 
 class LighthouseCategory(_Model):
@@ -112,6 +113,7 @@ class Summary(_Model):
     failed: int
     indeterminate: int
     skipped: int
+    advice: int = 0  # verdicts that no spec rule backs: never counted as problems
 
 
 class BaselineItem(_Model):
@@ -172,5 +174,5 @@ def summarize(results: list[ResultEntry]) -> Summary:
 
     return Summary(
         passed=count(Status.PASS), warned=count(Status.WARN), failed=count(Status.FAIL),
-        indeterminate=count(Status.INDETERMINATE), skipped=count(Status.SKIP),
+        indeterminate=count(Status.INDETERMINATE), skipped=count(Status.SKIP), advice=count(Status.ADVICE),
     )

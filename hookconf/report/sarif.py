@@ -1,5 +1,6 @@
 """SARIF 2.1.0: one rule per compliance check or finding code that occurs, one result per failure,
-warning or undecided verdict, each with a fingerprint that stays the same across runs."""
+warning or undecided verdict, each with a fingerprint that stays the same across runs. Advice (a verdict
+no spec rule backs) is no problem, so it is not a result; the run's summary counts it."""
 
 from __future__ import annotations
 
@@ -57,7 +58,8 @@ def _rule(rule: str, entry: ResultEntry, revision: str) -> JsonDict:
     if entry.id is not None and entry.id in CHECKS:
         check = CHECKS[entry.id]
         applicable = revision if revision in check.revisions else check.revisions[-1]
-        return _rule_shape(rule, RuleText(check.title, check.why, check.fix, check.spec_url(applicable)),
+        why = check.why if check.should is None else f"{check.why} Warnings rest on: {check.should.citation()}"
+        return _rule_shape(rule, RuleText(check.title, why, check.fix, check.spec_url(applicable)),
                            "error" if check.required else "warning",
                            {"suite": "compliance", "category": check.category.value, "required": check.required})
     if entry.code is not None and entry.code in FINDINGS:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from hookconf import HOOK_SUITES
 from hookconf.report.model import Coverage, Report, ResultEntry, ToolEntry
 
-STATUS_LABELS = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "indeterminate": "INDET", "skip": "SKIP"}
+STATUS_LABELS = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "indeterminate": "INDET", "skip": "SKIP",
+                 "advice": "ADVICE"}
+ADVICE_NOTE = "advice: no spec rule asks for it; never counted as a problem"
 
 
 def score_text(score: float | None) -> str:
@@ -45,7 +47,7 @@ def clip(text: str, limit: int) -> str:
 def counts_line(report: Report) -> str:
     s = report.summary
     return (f"{s.passed} passed, {s.failed} failed, {s.warned} warned, {s.indeterminate} indeterminate, "
-            f"{s.skipped} skipped")
+            f"{s.skipped} skipped" + (f", {s.advice} advice" if s.advice else ""))
 
 
 def headline(report: Report) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -46,7 +47,13 @@ def failed(details: str) -> Outcome:
 
 
 def warned(details: str) -> Outcome:
+    """Only for a check whose `should` names the spec sentence broken; elsewhere it is recorded as advice."""
     return Outcome(Status.WARN, details)
+
+
+def advised(details: str) -> Outcome:
+    """Something no spec rule asks for: reported, never counted as a problem."""
+    return Outcome(Status.ADVICE, details)
 
 
 def skipped(reason: str) -> Outcome:
@@ -58,6 +65,17 @@ def undecided(reason: str) -> Outcome:
 
 
 CheckRunner = Callable[["ComplianceContext"], Outcome]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """The spec sentence (SHOULD, RECOMMENDED or MUST) that a check's warnings enforce, quoted."""
+
+    quote: str
+    source: str  # the document and section, e.g. "MCP 2025-11-25 server/utilities/pagination#error-handling"
+
+    def citation(self) -> str:
+        return f'"{self.quote}" ({self.source})'
 
 
 @dataclass(frozen=True)
@@ -78,6 +96,8 @@ class ComplianceCheck:
     after_all: bool = False  # judges the whole recording, so it runs after every other check
     fresh_session: bool = False  # opens a session of its own (on stdio: a new server process)
     stateless_required: bool | None = None  # the 2026-07-28 catalog's flag, where it differs from `required`
+    should: Rule | None = None  # the spec sentence its warnings rest on; a warning without one is advice
+    advice: str | None = None  # what it reports as advice, and why no rule backs it
 
     def required_for(self, revision: str) -> bool:
         """Whether the grade requires this check in `revision`: the two catalogs differ for some shared ids."""
@@ -109,17 +129,35 @@ def compliance_check(
     after_all: bool = False,
     fresh_session: bool = False,
     stateless_required: bool | None = None,
+    should: Rule | None = None,
+    advice: str | None = None,
 ) -> Callable[[CheckRunner], CheckRunner]:
     """Register one compliance check; an id registered twice is an error at import time."""
 
     def register(run: CheckRunner) -> CheckRunner:
         if id in CHECKS:
             raise RuntimeError(f"compliance check {id} is registered twice")
-        CHECKS[id] = ComplianceCheck(id, category, title, required, spec, why, fix, run, capability, transport,
-                                     revisions, lighthouse, graded, after_all, fresh_session, stateless_required)
+        CHECKS[id] = ComplianceCheck(id, category, title, required, spec, why, fix, _by_rule(run, should),
+                                     capability, transport, revisions, lighthouse, graded, after_all, fresh_session,
+                                     stateless_required, should, advice)
         return run
 
     return register
+
+
+def _by_rule(run: CheckRunner, should: Rule | None) -> CheckRunner:
+    """A warning stands on a spec sentence and quotes it; without one it is advice."""
+
+    @functools.wraps(run)
+    def judged(ctx: ComplianceContext) -> Outcome:
+        outcome = run(ctx)
+        if outcome.status is not Status.WARN:
+            return outcome
+        if should is None:
+            return advised(outcome.details)
+        return Outcome(Status.WARN, f"{outcome.details}; the spec: {should.citation()}")
+
+    return judged
 
 
 def since(revision: str) -> tuple[str, ...]:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+
 from hookconf.checks.compliance.catalog import (
     Category,
     Outcome,
+    Rule,
+    advised,
     compliance_check,
     failed,
     passed,
@@ -19,6 +24,7 @@ from hookconf.checks.compliance.context import (
     is_error,
     not_evaluable,
 )
+from hookconf.wire.recording import RecordedMessage
 
 METHOD_NOT_FOUND, INVALID_REQUEST, PARSE_ERROR, INVALID_PARAMS, INTERNAL_ERROR = -32601, -32600, -32700, -32602, -32603
 UNKNOWN_METHOD = {"jsonrpc": "2.0", "id": "hookconf-unknown-method-1", "method": "hookconf/no-such-method"}
@@ -33,23 +39,70 @@ GATED_METHODS = {
     "logging": ("logging/setLevel", {"level": "info"}),
 }
 BASE = "basic"
+IS_ERROR_ADVICE = ("an isError tool result instead of a JSON-RPC error; the spec lists unknown tools and malformed "
+                   "requests under protocol errors, with no SHOULD")
+INVALID_CURSOR_RULE = Rule("Invalid cursors SHOULD result in an error with code -32602 (Invalid params).",
+                           "MCP server/utilities/pagination#error-handling, 2024-11-05 to 2026-07-28")
 
 
 def unknown_method(ctx: ComplianceContext) -> RawAnswer:
-    return ctx.probe("unknown-method", UNKNOWN_METHOD)
+    return _probe(ctx, "unknown-method", UNKNOWN_METHOD)
 
 
 def invalid_request(ctx: ComplianceContext) -> RawAnswer:
-    return ctx.probe("invalid-request", INVALID_REQUEST_MESSAGE)
+    return _probe(ctx, "invalid-request", INVALID_REQUEST_MESSAGE)
 
 
 def invalid_json(ctx: ComplianceContext) -> RawAnswer:
-    return ctx.probe("invalid-json", TRUNCATED_JSON)
+    return _probe(ctx, "invalid-json", TRUNCATED_JSON)
 
 
-def _survival(answer: RawAnswer, what: str) -> Outcome:
+def _probe(ctx: ComplianceContext, key: str, message: object) -> RawAnswer:
+    return noting_arrivals(ctx, key, lambda: ctx.probe(key, message))
+
+
+def noting_arrivals(ctx: ComplianceContext, key: str, send: Callable[[], RawAnswer]) -> RawAnswer:
+    """The answer to a probe sent once per key, keeping what else the server sent meanwhile (notifications,
+    requests, stray lines), so that a missing answer can say what did arrive (see no_answer)."""
+    if key not in ctx.memo:
+        recording = ctx.session.transport.recording
+        start = len(recording.received())
+        ctx.memo[key] = send()
+        ctx.memo[f"{key}:arrived"] = [_arrival(entry) for entry in recording.received()[start:]
+                                      if not entry.is_json or _is_server_message(entry.message)]
+    answer: RawAnswer = ctx.memo[key]
+    return answer
+
+
+def _is_server_message(message: object) -> bool:
+    items = message if isinstance(message, list) else [message]
+    return any(isinstance(item, dict) and "method" in item for item in items)
+
+
+def _arrival(entry: RecordedMessage) -> str:
+    if not entry.is_json:
+        return f"the non-JSON line {entry.raw.strip()[:60]!r}"
+    item = next(i for i in (entry.message if isinstance(entry.message, list) else [entry.message])
+                if isinstance(i, dict) and "method" in i)
+    kind = "request" if "id" in item else "notification"
+    params = f" {json.dumps(item['params'], ensure_ascii=False)[:80]}" if "params" in item else ""
+    return f"the {kind} {item['method']}{params}"
+
+
+def no_answer(ctx: ComplianceContext, key: str, to_what: str) -> str:
+    """'no answer to X', naming what the server sent instead when something did arrive."""
+    arrived: list[str] = ctx.memo.get(f"{key}:arrived", [])
+    if not arrived:
+        return f"no answer to {to_what}"
+    more = f" (and {len(arrived) - 1} more)" if len(arrived) > 1 else ""
+    return f"no answer to {to_what}; meanwhile the server sent {arrived[0]}{more}"
+
+
+def _survival(answer: RawAnswer, what: str, silence: str) -> Outcome:
     if not answer.still_serving:
         return failed(f"the server stopped answering after {what}")
+    if answer.response is None:
+        return passed(f"still serving after {what}; {silence}")
     return passed(f"still serving after {what}; it answered with {describe(answer.response)}")
 
 
@@ -60,7 +113,8 @@ def _survival(answer: RawAnswer, what: str) -> Outcome:
 def check_unknown_method(ctx: ComplianceContext) -> Outcome:
     answer = unknown_method(ctx)
     if answer.response is None:
-        return failed("an unknown method got no answer" + ("" if answer.still_serving else "; the server stopped"))
+        return failed(no_answer(ctx, "unknown-method", "an unknown method")
+                      + ("" if answer.still_serving else "; the server stopped"))
     if not is_error(answer.response):
         return failed(f"an unknown method was answered with {describe(answer.response)}")
     return passed(f"answered with {describe(answer.response)}")
@@ -86,7 +140,8 @@ def check_method_code(ctx: ComplianceContext) -> Outcome:
                   why="A bad request from one client must not take the server down for everyone.",
                   fix="Validate each message and answer invalid ones with -32600; never crash on them.")
 def check_invalid_jsonrpc(ctx: ComplianceContext) -> Outcome:
-    return _survival(invalid_request(ctx), "a request whose method is a number")
+    what = "a request whose method is a number"
+    return _survival(invalid_request(ctx), what, no_answer(ctx, "invalid-request", what))
 
 
 @compliance_check(
@@ -98,7 +153,8 @@ def check_invalid_request_code(ctx: ComplianceContext) -> Outcome:
     answer = invalid_request(ctx)
     code = error_code(answer.response)
     if answer.response is None:
-        return failed("no answer to an invalid request (its method is a number); JSON-RPC requires -32600")
+        return failed(f"{no_answer(ctx, 'invalid-request', 'an invalid request (its method is a number)')}; "
+                      "JSON-RPC requires -32600")
     if code != INVALID_REQUEST:
         return failed(f"invalid request answered with {describe(answer.response)}, expected -32600")
     return passed("-32600")
@@ -109,7 +165,8 @@ def check_invalid_request_code(ctx: ComplianceContext) -> Outcome:
                   why="A truncated message must not crash the server or desynchronize its input.",
                   fix="Catch parse errors per message, answer -32700, and go on reading.")
 def check_invalid_json(ctx: ComplianceContext) -> Outcome:
-    return _survival(invalid_json(ctx), "a truncated JSON message")
+    what = "a truncated JSON message"
+    return _survival(invalid_json(ctx), what, no_answer(ctx, "invalid-json", what))
 
 
 @compliance_check(
@@ -122,7 +179,7 @@ def check_parse_code(ctx: ComplianceContext) -> Outcome:
     answer = invalid_json(ctx)
     response = answer.response
     if response is None:
-        return failed("no answer to invalid JSON; JSON-RPC requires a -32700 error")
+        return failed(f"{no_answer(ctx, 'invalid-json', 'the invalid JSON')}; JSON-RPC requires a -32700 error")
     if error_code(response) != PARSE_ERROR:
         return failed(f"invalid JSON answered with {describe(response)}, expected -32700")
     if not isinstance(response, dict) or response.get("id") is not None:
@@ -142,15 +199,16 @@ def _judge_bad_call(response: object, what: str) -> Outcome:
         return passed(f"rejected with {describe(response)}")
     result = response.get("result") if isinstance(response, dict) else None
     if isinstance(result, dict) and result.get("isError") is True:
-        return warned(f"{what} answered with a tool result with isError: true; the spec makes it a protocol "
-                      "error (-32602)")
+        return advised(f"{what} answered with a tool result with isError: true; the spec lists this case "
+                       "under protocol errors (JSON-RPC errors), with no SHOULD")
     return failed(f"{what} was answered with a success result")
 
 
 @compliance_check("error-missing-params", Category.ERRORS, "tools/call without a name is rejected",
                   capability="tools", spec="server/tools#error-handling",
                   why="A call that names no tool cannot succeed; the client must learn that from an error.",
-                  fix="Answer tools/call without params.name with -32602 (Invalid params).")
+                  fix="Answer tools/call without params.name with -32602 (Invalid params).",
+                  advice=IS_ERROR_ADVICE)
 def check_missing_params(ctx: ComplianceContext) -> Outcome:
     return _judge_bad_call(ctx.request("tools/call", {"arguments": {}}), "tools/call without a name")
 
@@ -158,7 +216,8 @@ def check_missing_params(ctx: ComplianceContext) -> Outcome:
 @compliance_check("tools-call-unknown", Category.ERRORS, "Unknown tool name is rejected", capability="tools",
                   spec="server/tools#error-handling", lighthouse=("robust-invalid-tool",),
                   why="Unknown tools are a protocol error; a success or an internal error misleads the client.",
-                  fix="Answer tools/call for an unknown name with -32602 (Unknown tool).")
+                  fix="Answer tools/call for an unknown name with -32602 (Unknown tool).",
+                  advice=IS_ERROR_ADVICE)
 def check_unknown_tool(ctx: ComplianceContext) -> Outcome:
     return _judge_bad_call(ctx.call_tool(UNKNOWN_TOOL, {}), f"tools/call of the unknown tool {UNKNOWN_TOOL!r}")
 
@@ -187,7 +246,7 @@ def check_capability_gated(ctx: ComplianceContext) -> Outcome:
     "error-invalid-cursor", Category.ERRORS, "An invalid cursor is rejected with -32602",
                   spec="server/utilities/pagination#error-handling",
                   why="Invalid cursors SHOULD give -32602 so that the client restarts its listing.",
-                  fix="Answer an unknown cursor with -32602 (Invalid params).")
+                  fix="Answer an unknown cursor with -32602 (Invalid params).", should=INVALID_CURSOR_RULE)
 def check_invalid_cursor(ctx: ComplianceContext) -> Outcome:
     method = next((GATED_METHODS[cap][0] for cap in ("tools", "resources", "prompts") if ctx.declared(cap)), None)
     if method is None:
@@ -201,9 +260,8 @@ def check_invalid_cursor(ctx: ComplianceContext) -> Outcome:
     first_page = ctx.listing(method, LIST_KEYS[method])
     if first_page.error is not None and first_page.pages == 0:
         return not_evaluable("the cursor", f"{method}: {describe({'error': first_page.error})}")
-    if code == INTERNAL_ERROR:
-        return failed(f"{method} failed with -32603 on an invalid cursor instead of rejecting it")
-    return warned(f"{method} with an invalid cursor answered with {describe(response)}; -32602 is expected")
+    # the rule is a SHOULD, so even -32603 (the server failing on the cursor) is a warning
+    return warned(f"{method} with an invalid cursor answered with {describe(response)}, not -32602")
 
 
 @compliance_check("error-id-echo", Category.ERRORS, "Errors echo the request id", spec=f"{BASE}#responses",

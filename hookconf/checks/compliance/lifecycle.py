@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -10,11 +11,11 @@ from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
     Category,
     Outcome,
+    advised,
     compliance_check,
     failed,
     passed,
     skipped,
-    warned,
 )
 from hookconf.checks.compliance.context import ComplianceContext, describe, is_error, not_evaluable_without_discover
 from hookconf.errors import RequestTimeoutError, TransportClosedError
@@ -198,17 +199,19 @@ def check_version_negotiate(ctx: ComplianceContext) -> Outcome:
 @compliance_check("lifecycle-reinit-reject", Category.LIFECYCLE, "Rejects a second initialize",
                   revisions=HANDSHAKE, spec=f"{LIFECYCLE}#initialization", fresh_session=True,
                   why="Initialization happens once per session; a second one would silently reset its state.",
-                  fix="Answer an initialize on an initialized session with an error (e.g. -32600).")
+                  fix="Answer an initialize on an initialized session with an error (e.g. -32600).",
+                  advice="a second initialize served or left unanswered; the spec says initialization comes first, "
+                  "and sets no rule for a second one")
 def check_reinit_reject(ctx: ComplianceContext) -> Outcome:
     probe = _fresh_handshake(ctx)
     response = probe["second"]
     if probe["first"] is None or is_error(probe["first"]):
         return skipped("the first initialize of the fresh session failed (see lifecycle-version-negotiate)")
     if response is None:
-        return warned("a second initialize got no answer at all; an error response is clearer")
+        return advised("a second initialize got no answer at all; an error response is clearer")
     if is_error(response):
         return passed(f"second initialize rejected with {describe(response)}")
-    return warned("a second initialize on an initialized session was answered with an InitializeResult")
+    return advised("a second initialize on an initialized session was answered with an InitializeResult")
 
 
 def _fresh_handshake(ctx: ComplianceContext) -> dict[str, Any]:
@@ -258,6 +261,28 @@ def check_logging(ctx: ComplianceContext) -> Outcome:
     if is_error(response):
         return failed(f"logging is declared, but logging/setLevel was answered with {describe(response)}")
     return passed("logging/setLevel accepted")
+
+
+@compliance_check(
+    "lifecycle-logging-capability", Category.LIFECYCLE, "Log notifications only with the logging capability",
+                  spec="server/utilities/logging#capabilities", after_all=True,
+                  why="Servers that emit log message notifications MUST declare the logging capability; a client "
+                  "that was not told to expect them may drop them or count them as protocol errors.",
+                  fix="Declare \"logging\": {} in the capabilities, or send no notifications/message.")
+def check_logging_capability(ctx: ComplianceContext) -> Outcome:
+    received = ctx.all_received()
+    if not received:
+        return skipped("nothing was received to inspect")
+    logs = [m for m in received if isinstance(m, dict) and m.get("method") == "notifications/message"]
+    if not logs:
+        return passed(f"{len(received)} messages, no log notifications")
+    if (not_evaluable := not_evaluable_without_discover(ctx)) is not None:
+        return not_evaluable
+    if ctx.declared("logging"):
+        return passed(f"{len(logs)} log notifications; the logging capability is declared")
+    declared = ", ".join(sorted(ctx.capabilities)) or "none"
+    return failed(f"{len(logs)} notifications/message arrived although the logging capability is not declared "
+                  f"(declared: {declared}); the first: {json.dumps(logs[0], ensure_ascii=False)[:160]}")
 
 
 @compliance_check("lifecycle-completions", Category.LIFECYCLE, "completion/complete is accepted", required=True,
@@ -412,11 +437,12 @@ def check_meta_tolerance(ctx: ComplianceContext) -> Outcome:
     "lifecycle-init-time", Category.LIFECYCLE, f"initialize answered within {INIT_TIME_BUDGET_MS // 1000} s of spawn",
                   revisions=HANDSHAKE, spec=f"{LIFECYCLE}#initialization", lighthouse=("perf-init-time",),
                   why="Hosts start servers on demand; a slow start delays the user's first request.",
-                  fix="Defer heavy work (indexes, network) until a request needs it.")
+                  fix="Defer heavy work (indexes, network) until a request needs it.",
+                  advice="a slow start; the spec sets no time limit")
 def check_init_time(ctx: ComplianceContext) -> Outcome:
     identity = ctx.session.identity
     if identity is None or ctx.session.process is None:
         return skipped("hookconf did not start this server, so it cannot time its start")
     if identity.startup_ms > INIT_TIME_BUDGET_MS:
-        return warned(f"initialize answered {identity.startup_ms:.0f} ms after spawn")
+        return advised(f"initialize answered {identity.startup_ms:.0f} ms after spawn")
     return passed(f"initialize answered {identity.startup_ms:.0f} ms after spawn")

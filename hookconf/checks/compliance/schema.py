@@ -10,6 +10,8 @@ import jsonschema
 from hookconf.checks.compliance.catalog import (
     Category,
     Outcome,
+    Rule,
+    advised,
     compliance_check,
     failed,
     passed,
@@ -25,6 +27,10 @@ TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 LIGHTHOUSE_NAME = re.compile(r"^[a-z0-9]+([_-][a-z0-9]+)*$")
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 MAX_LISTED = 5
+TOOL_NAME_RULE = Rule("Tool names SHOULD be between 1 and 128 characters in length (inclusive). [...] The following "
+                      "SHOULD be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits "
+                      "(0-9), underscore (_), hyphen (-), and dot (.)",
+                      "MCP server/tools#tool-names, 2025-11-25 and 2026-07-28")
 
 
 def _names(items: list[Any]) -> str:
@@ -86,15 +92,16 @@ def check_annotations(ctx: ComplianceContext) -> Outcome:
 @compliance_check("tools-title-field", Category.SCHEMA, "Tools have a display title", capability="tools",
                   spec="server/tools#tool", revisions=since("2025-06-18"),
                   why="Since 2025-06-18 tools may carry a human-readable title for hosts to show.",
-                  fix="Add \"title\" to each tool (or annotations.title).")
+                  fix="Add \"title\" to each tool (or annotations.title).",
+                  advice="tools without a title; title is optional, no SHOULD asks for it")
 def check_title_field(ctx: ComplianceContext) -> Outcome:
     untitled = [str(t.get("name")) for t in ctx.tools
                 if not t.get("title") and not (t.get("annotations") or {}).get("title")]
     if not ctx.tools:
         return skipped("the server lists no tools")
     if untitled:
-        return warned(f"{len(untitled)} of {len(ctx.tools)} tools have no title: {_names(untitled)} "
-                      "(optional in the spec)")
+        return advised(f"{len(untitled)} of {len(ctx.tools)} tools have no title: {_names(untitled)} "
+                       "(optional in the spec)")
     return passed(f"all {len(ctx.tools)} tools have a title")
 
 
@@ -138,11 +145,11 @@ def _structured_problems(tool: JsonObject, result: JsonObject) -> list[str]:
                   spec="server/tools#tool-names", revisions=since("2025-11-25"),
                   why="2025-11-25 asks for tool names of letters, digits, '_', '-' and '.' so that every client can "
                   "address them.",
-                  fix="Rename tools to match [A-Za-z0-9_.-]{1,128}.")
+                  fix="Rename tools to match [A-Za-z0-9_.-]{1,128}.", should=TOOL_NAME_RULE)
 def check_name_format(ctx: ComplianceContext) -> Outcome:
     bad = [repr(t.get("name")) for t in ctx.tools if not TOOL_NAME.match(str(t.get("name", "")))]
     if bad:
-        return failed(f"names outside [A-Za-z0-9_.-]{{1,128}}: {_names(bad)}")
+        return warned(f"names outside [A-Za-z0-9_.-]{{1,128}}: {_names(bad)}")
     return passed(f"{len(ctx.tools)} names well formed")
 
 
@@ -192,39 +199,43 @@ def check_wire_valid(ctx: ComplianceContext) -> Outcome:
     "schema-tool-description", Category.PRACTICES, "Every tool has a description over 10 characters",
                   capability="tools", spec="server/tools#tool", graded=False,
                   why="The model picks tools by their descriptions (a best practice; descriptions are optional).",
-                  fix="Describe what each tool does, its inputs and its effects.")
+                  fix="Describe what each tool does, its inputs and its effects.",
+                  advice="tools whose description is missing or 10 characters or shorter; descriptions are optional")
 def check_tool_description(ctx: ComplianceContext) -> Outcome:
     short = [str(t.get("name")) for t in ctx.tools if len(str(t.get("description") or "")) <= 10]
-    return warned(f"short or missing descriptions: {_names(short)}") if short else passed("all described")
+    return advised(f"short or missing descriptions: {_names(short)}") if short else passed("all described")
 
 
 @compliance_check(
     "schema-required-fields", Category.PRACTICES, "inputSchemas with properties list required ones",
                   capability="tools", spec="server/tools#tool", graded=False,
                   why="A required list tells the model which arguments it must give (optional in JSON Schema).",
-                  fix="Add \"required\": [...] to input schemas that have properties.")
+                  fix="Add \"required\": [...] to input schemas that have properties.",
+                  advice="input schemas without a required list; JSON Schema makes it optional")
 def check_required_fields(ctx: ComplianceContext) -> Outcome:
     lacking = [str(t.get("name")) for t in ctx.tools if isinstance(t.get("inputSchema"), dict)
                and t["inputSchema"].get("properties") and "required" not in t["inputSchema"]]
-    return warned(f"no required list: {_names(lacking)}") if lacking else passed("every schema lists required")
+    return advised(f"no required list: {_names(lacking)}") if lacking else passed("every schema lists required")
 
 
 @compliance_check(
     "bp-tool-name-format", Category.PRACTICES, "Tool names are snake_case or kebab-case",
                   capability="tools", spec="server/tools#tool-names", graded=False,
                   why="Consistent lower-case names read well (the spec itself also allows camelCase and dots).",
-                  fix="Prefer names like search_notes or search-notes.")
+                  fix="Prefer names like search_notes or search-notes.",
+                  advice="tool names outside snake_case and kebab-case; the spec allows any case")
 def check_lighthouse_name_format(ctx: ComplianceContext) -> Outcome:
     other = [str(t.get("name")) for t in ctx.tools if not LIGHTHOUSE_NAME.match(str(t.get("name", "")))]
-    return warned(f"not snake_case or kebab-case: {_names(other)}") if other else passed("all snake/kebab case")
+    return advised(f"not snake_case or kebab-case: {_names(other)}") if other else passed("all snake/kebab case")
 
 
 @compliance_check(
     "bp-description-length", Category.PRACTICES, "Tool descriptions are 20-500 characters",
                   capability="tools", spec="server/tools#tool", graded=False,
                   why="Very short descriptions say too little; very long ones crowd the model's context.",
-                  fix="Keep each description between 20 and 500 characters.")
+                  fix="Keep each description between 20 and 500 characters.",
+                  advice="descriptions outside 20-500 characters; the spec sets no length")
 def check_description_length(ctx: ComplianceContext) -> Outcome:
     outside = [f"{t.get('name')} ({len(str(t.get('description') or ''))})" for t in ctx.tools
                if not 20 <= len(str(t.get("description") or "")) <= 500]
-    return warned(f"outside 20-500 characters: {_names(outside)}") if outside else passed("all 20-500 characters")
+    return advised(f"outside 20-500 characters: {_names(outside)}") if outside else passed("all 20-500 characters")

@@ -17,11 +17,11 @@ from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
     Category,
     Outcome,
+    advised,
     compliance_check,
     failed,
     passed,
     skipped,
-    warned,
 )
 from hookconf.checks.compliance.context import (
     ComplianceContext,
@@ -112,7 +112,9 @@ def _distinctive(name: str) -> bool:
                   capability="tools", spec=SECURITY,
                   why="A description that tells the model to call another tool can chain tools behind the user's "
                   "back (tool shadowing).",
-                  fix="Keep each description about its own tool.")
+                  fix="Keep each description about its own tool.",
+                  advice="descriptions that name or direct to other tools; no spec sentence forbids it, and a "
+                  "deprecation note (\"use X instead\") reads the same as an attack")
 def check_cross_reference(ctx: ComplianceContext) -> Outcome:
     names = {str(t.get("name")) for t in ctx.tools}
     instructions: list[str] = []
@@ -124,10 +126,10 @@ def check_cross_reference(ctx: ComplianceContext) -> Outcome:
                 quoted = f"{tool.get('name')} -> {other}"
                 before = text[: match.start()].rstrip("`'\" ")
                 (instructions if INSTRUCTION_BEFORE.search(before) else mentions).append(quoted)
-    if instructions:  # advisory: a deprecation note ("use X instead") reads the same as an attack
-        return warned(f"descriptions direct the model to other tools: {', '.join(instructions)}")
+    if instructions:
+        return advised(f"descriptions direct the model to other tools: {', '.join(instructions)}")
     if mentions:
-        return warned(f"descriptions name other tools: {', '.join(mentions)}")
+        return advised(f"descriptions name other tools: {', '.join(mentions)}")
     return passed("no description names another tool")
 
 
@@ -418,13 +420,15 @@ def check_origin(ctx: ComplianceContext) -> Outcome:
 @compliance_check("security-cors-headers", Category.SECURITY, "CORS does not admit every origin", transport="http",
                   spec="basic/transports#security-warning",
                   why="Access-Control-Allow-Origin: * lets any web page read the server's answers.",
-                  fix="Send CORS headers only for origins you trust, never *.")
+                  fix="Send CORS headers only for origins you trust, never *.",
+                  advice="a CORS grant to a foreign origin; the spec sets no rule for CORS (the Origin MUST is "
+                  "security-origin-validation's)")
 def check_cors(ctx: ComplianceContext) -> Outcome:
     reply = ctx.http.raw_request("OPTIONS", headers={"Origin": "http://evil.example",
                                                      "Access-Control-Request-Method": "POST", "Content-Type": ""})
     allowed = reply.headers.get("access-control-allow-origin")
     if allowed in ("*", "http://evil.example"):
-        return warned(f"a preflight from http://evil.example was allowed (Access-Control-Allow-Origin: {allowed})")
+        return advised(f"a preflight from http://evil.example was allowed (Access-Control-Allow-Origin: {allowed})")
     return passed(f"no CORS grant for a foreign origin (status {reply.status})")
 
 

@@ -28,6 +28,7 @@ from hookconf.checks.compliance.context import (
     is_error,
     not_evaluable_rejection,
 )
+from hookconf.checks.compliance.errors import no_answer, noting_arrivals
 from hookconf.era import dual_era_warning
 from hookconf.errors import RequestTimeoutError, TransportClosedError
 from hookconf.session import (
@@ -135,14 +136,12 @@ def check_discover_caching(ctx: ComplianceContext) -> Outcome:
 # --- the _meta envelope ------------------------------------------------------------------------------
 def _discover_with(ctx: ComplianceContext, key: str, meta: JsonObject | None, version: str | None = None) -> RawAnswer:
     """A server/discover whose `_meta` is `meta` exactly (None: no _meta at all), sent once per key."""
-    if key not in ctx.memo:
-        request_id = f"hookconf-{key}"
-        message = discover_message(request_id, meta)
-        if meta is None:
-            message["params"] = {}
-        ctx.memo[key] = ctx.send_json(message, request_id, headers={VERSION_HEADER: version} if version else None)
-    answer: RawAnswer = ctx.memo[key]
-    return answer
+    request_id = f"hookconf-{key}"
+    message = discover_message(request_id, meta)
+    if meta is None:
+        message["params"] = {}
+    headers = {VERSION_HEADER: version} if version else None
+    return noting_arrivals(ctx, key, lambda: ctx.send_json(message, request_id, headers=headers))
 
 
 def _without(key: str) -> JsonObject:
@@ -159,14 +158,16 @@ def _rejection(ctx: ComplianceContext, response: Any, status: int | None, what: 
     return passed(f"{what} rejected ({http}{describe(response)})")
 
 
-def _rejected(ctx: ComplianceContext, answer: RawAnswer, what: str) -> Outcome:
+def _rejected(ctx: ComplianceContext, key: str, what: str) -> Outcome:
+    """The verdict on the probe sent under `key` (by _discover_with), which must be rejected."""
+    answer: RawAnswer = ctx.memo[key]
     status = answer.http.status if answer.http is not None else None
     if (rejection := _rejection(ctx, answer.response, status, what)) is not None:
         return rejection
     if (not_evaluable := not_evaluable_rejection(ctx)) is not None:
         return not_evaluable
     if answer.response is None:
-        return failed(f"{what} got no answer; it must be rejected with an error")
+        return failed(f"{no_answer(ctx, key, what)}; it must be rejected with an error")
     return failed(f"{what} was served ({describe(answer.response)}); it must be rejected")
 
 
@@ -176,7 +177,8 @@ def _rejected(ctx: ComplianceContext, answer: RawAnswer, what: str) -> Outcome:
                   "server that guesses them serves requests under rules the client never asked for.",
                   fix="Answer a request without params._meta with -32602 (Invalid params).")
 def check_meta_required(ctx: ComplianceContext) -> Outcome:
-    return _rejected(ctx, _discover_with(ctx, "meta-missing", None), "a server/discover without _meta")
+    _discover_with(ctx, "meta-missing", None)
+    return _rejected(ctx, "meta-missing", "a server/discover without _meta")
 
 
 @compliance_check("lifecycle-meta-protocol-version-required", Category.LIFECYCLE,
@@ -184,8 +186,8 @@ def check_meta_required(ctx: ComplianceContext) -> Outcome:
                   why="The protocol version in _meta decides which revision's rules apply to the request.",
                   fix=f"Answer a request whose _meta lacks {PROTOCOL_VERSION_KEY} with -32602.")
 def check_meta_protocol_version(ctx: ComplianceContext) -> Outcome:
-    answer = _discover_with(ctx, "meta-no-version", _without(PROTOCOL_VERSION_KEY))
-    return _rejected(ctx, answer, "a server/discover whose _meta has no protocolVersion")
+    _discover_with(ctx, "meta-no-version", _without(PROTOCOL_VERSION_KEY))
+    return _rejected(ctx, "meta-no-version", "a server/discover whose _meta has no protocolVersion")
 
 
 @compliance_check("lifecycle-meta-client-capabilities-required", Category.LIFECYCLE,
@@ -193,8 +195,8 @@ def check_meta_protocol_version(ctx: ComplianceContext) -> Outcome:
                   why="Capabilities are declared per request; a server must not infer them from earlier requests.",
                   fix=f"Answer a request whose _meta lacks {CLIENT_CAPABILITIES_KEY} with -32602.")
 def check_meta_client_capabilities(ctx: ComplianceContext) -> Outcome:
-    answer = _discover_with(ctx, "meta-no-capabilities", _without(CLIENT_CAPABILITIES_KEY))
-    return _rejected(ctx, answer, "a server/discover whose _meta has no clientCapabilities")
+    _discover_with(ctx, "meta-no-capabilities", _without(CLIENT_CAPABILITIES_KEY))
+    return _rejected(ctx, "meta-no-capabilities", "a server/discover whose _meta has no clientCapabilities")
 
 
 @compliance_check("lifecycle-meta-client-info-optional", Category.LIFECYCLE, "Serves _meta without clientInfo",

@@ -9,6 +9,7 @@ from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
     Category,
     Outcome,
+    Rule,
     compliance_check,
     failed,
     passed,
@@ -220,7 +221,10 @@ def check_get_stream(ctx: ComplianceContext) -> Outcome:
                   fresh_session=True,
                   revisions=HANDSHAKE, spec=f"{HTTP}#session-management",
                   why="Clients end sessions with DELETE; a server that does not allow it says 405.",
-                  fix="Answer DELETE with the session id with 200/204 (and forget the session), or 405.")
+                  fix="Answer DELETE with the session id with 200/204 (and forget the session), or 405.",
+                  should=Rule("The server MAY terminate the session at any time, after which it MUST respond to "
+                              "requests containing that session ID with HTTP 404 Not Found.",
+                              "MCP basic/transports#session-management, 2025-03-26 to 2025-11-25"))
 def check_delete(ctx: ComplianceContext) -> Outcome:
     if not ctx.http.session_id:
         return skipped("the server issued no session id (stateless)")
