@@ -199,8 +199,8 @@ def chart_svg(draw: Callable[[Any, pd.DataFrame], None], data: pd.DataFrame) -> 
 def _scores_chart(figure: Any, audits: pd.DataFrame) -> None:
     audited = audits[audits["outcome"] == "audited"]
     # A version whose hook score is n/a (no tool called) gets no bar, and its label says why.
-    labels = [f"{row.server} {row.version}" + (" (n/a)" if pd.isna(row.score) else "")
-              for row in audited.itertuples()]
+    labels = [f"{server} {version}" + (" (n/a)" if missing else "") for server, version, missing
+              in zip(audited["server"], audited["version"], audited["score"].isna(), strict=True)]
     figure.set_size_inches(7, 0.28 * len(labels) + 1)
     axes = figure.add_subplot()
     servers = sorted(set(audited["server"]))
