@@ -297,6 +297,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                          for flag in flags for entry in [judge(flag, entries)])
         for (verdict, target, check, reason), count in counts.items():
             print(f"  {verdict:5} {count:3}  {target}  {check}  {reason}")
+    causes = Counter(entry.cause or "(no cause given)" for flag in flags for entry in [judge(flag, entries)]
+                     if entry is not None and entry.verdict == "FALSE")
+    if causes:
+        print("\nFALSE verdicts by cause:")
+        for cause, count in causes.most_common():
+            print(f"  {count:4}  {cause}")
     for target, why in sorted(missing.items()):
         print(f"no report: {target}: {why}")
     if unjudged:
