@@ -116,6 +116,20 @@ class Entry:
                 and (flag.tool is None or _any_glob(flag.tool, self.tools)))
 
 
+@dataclass(frozen=True)
+class Missed:
+    """A real defect of a corpus server that hookconf should flag (a FAIL or WARN with `check`)."""
+
+    servers: tuple[str, ...]
+    check: str
+    why: str
+    tools: tuple[str, ...] = ("*",)
+
+    def caught_by(self, flag: Flag) -> bool:
+        return (self.check == flag.check and _any_glob(flag.target, self.servers)
+                and (flag.tool is None or _any_glob(flag.tool, self.tools)))
+
+
 def _any_glob(text: str, patterns: Iterable[str]) -> bool:
     return any(fnmatch.fnmatchcase(text, pattern) for pattern in patterns)
 
@@ -164,10 +178,20 @@ def parse_ledger(data: Mapping[str, Any]) -> list[Entry]:
     return entries
 
 
-def load_ledger(path: Path) -> list[Entry]:
+def parse_missed(data: Mapping[str, Any]) -> list[Missed]:
+    missed = []
+    for raw in data.get("missed", []):
+        servers, tools = raw.get("servers", "*"), raw.get("tools", "*")
+        missed.append(Missed(servers=tuple([servers] if isinstance(servers, str) else servers), check=str(raw["check"]),
+                             why=str(raw.get("why", "")), tools=tuple([tools] if isinstance(tools, str) else tools)))
+    return missed
+
+
+def load_ledger(path: Path) -> tuple[list[Entry], list[Missed]]:
     if not path.exists():
-        return []
-    return parse_ledger(tomllib.loads(path.read_text(encoding="utf-8")))
+        return [], []
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    return parse_ledger(data), parse_missed(data)
 
 
 def load_store(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
@@ -265,6 +289,18 @@ def _toml_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def report_missed(missed: Sequence[Missed], flags: Sequence[Flag], targets: set[str]) -> None:
+    """Real defects the ledger knows hookconf should flag: caught now, or still missed."""
+    relevant = [item for item in missed if any(_any_glob(target, item.servers) for target in targets)]
+    if not relevant:
+        return
+    caught = [item for item in relevant if any(item.caught_by(flag) for flag in flags)]
+    print(f"\nknown defects: {len(caught)} of {len(relevant)} flagged")
+    for item in relevant:
+        status = "caught" if item in caught else "MISSED"
+        print(f"  {status:6}  {', '.join(item.servers)}  {item.check}  {item.why[:90]}")
+
+
 def unused_entries(entries: Sequence[Entry], flags: Sequence[Flag]) -> list[Entry]:
     return [entry for entry in entries if not any(entry.matches(flag) for flag in flags)]
 
@@ -283,7 +319,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     reports, missing = load_store(args.store)
-    entries = load_ledger(args.ledger)
+    entries, missed = load_ledger(args.ledger)
     selected = {t: r for t, r in reports.items() if not args.server or fnmatch.fnmatchcase(t, args.server)}
     flags = [flag for target, report in selected.items() for flag in flags_of(target, report)]
     per_target, total, unjudged = tally(flags, entries)
@@ -297,6 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          for flag in flags for entry in [judge(flag, entries)])
         for (verdict, target, check, reason), count in counts.items():
             print(f"  {verdict:5} {count:3}  {target}  {check}  {reason}")
+    report_missed(missed, flags, set(selected))
     causes = Counter(entry.cause or "(no cause given)" for flag in flags for entry in [judge(flag, entries)]
                      if entry is not None and entry.verdict == "FALSE")
     if causes:

@@ -11,7 +11,7 @@ import pytest
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
 
-from ledger import Entry, Flag, flags_of, normalise, parse_ledger, stub, tally  # noqa: E402
+from ledger import Entry, Flag, flags_of, normalise, parse_ledger, parse_missed, stub, tally  # noqa: E402
 
 
 def test_normalise_masks_what_changes_between_runs() -> None:
@@ -88,3 +88,11 @@ def test_a_stub_is_a_ledger_entry_that_matches_its_group() -> None:
     text = stub(unjudged[0], "targets/corpus.toml").replace('verdict = ""', 'verdict = "REAL"')
     entries = parse_ledger(tomllib.loads(text))
     assert entries[0].matches(flags[0])
+
+
+def test_a_known_defect_is_caught_only_by_its_check_on_its_server_and_tool() -> None:
+    [missed] = parse_missed({"missed": [{"servers": ["srv@*"], "check": "CALL-003", "tools": ["search"], "why": "x"}]})
+    assert missed.caught_by(_flag("CALL-003", "search"))
+    assert not missed.caught_by(_flag("CALL-003", "other_tool"))
+    assert not missed.caught_by(_flag("CALL-003", "search", target="elsewhere@1"))
+    assert not missed.caught_by(_flag("DSGVO-002", "search"))
