@@ -96,3 +96,16 @@ def test_a_known_defect_is_caught_only_by_its_check_on_its_server_and_tool() -> 
     assert not missed.caught_by(_flag("CALL-003", "other_tool"))
     assert not missed.caught_by(_flag("CALL-003", "search", target="elsewhere@1"))
     assert not missed.caught_by(_flag("DSGVO-002", "search"))
+
+
+def test_the_ledger_in_the_repo_is_complete() -> None:
+    from ledger import DEFAULT_LEDGER, load_ledger
+
+    entries, missed = load_ledger(DEFAULT_LEDGER)
+    assert entries
+    assert missed
+    for entry in entries:
+        assert entry.why, entry
+        assert entry.probe.startswith("python bench/probe.py"), entry
+        assert entry.evidence, entry
+        assert entry.verdict == "REAL" or entry.cause, f"a FALSE entry names its cause: {entry.check}"
