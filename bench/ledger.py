@@ -346,8 +346,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\n{len(unjudged)} unjudged group(s) ({total.unjudged} verdicts):")
         for item in unjudged:
             print(f"  {item.count:3}  {item.target}  {item.check}  {item.reason}")
-    stale = unused_entries(entries, flags)
-    if stale and not args.server:
+    stale = [entry for entry in unused_entries(entries, flags) if any(_any_glob(t, entry.servers) for t in selected)]
+    if stale:
         print(f"\n{len(stale)} ledger entr{'y' if len(stale) == 1 else 'ies'} matched nothing in this store "
               "(fixed, or the reason changed):")
         for entry in stale:
