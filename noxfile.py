@@ -1,6 +1,8 @@
-"""Sessions: `tests`, `lint`, `audit_all`, `report`, and one per server version of targets/*.toml
-(named SERVER@VERSION, tagged SERVER: `nox -t server-memory`). Every session installs what it needs
-into its own uv venv; the fleet sessions share reports/hookconf.sqlite and .hookconf-cache/."""
+"""Sessions: `tests`, `lint`, `audit_all` (the default fleet, targets/reference.toml), `corpus` (the
+corpus of real servers, targets/corpus.toml, and its verdict ledger), `report`, and one per server
+version of targets/*.toml (named SERVER@VERSION, tagged SERVER: `nox -t server-memory`). Every session
+installs what it needs into its own uv venv; the fleet sessions share .hookconf-cache/, the default
+fleet's store is reports/hookconf.sqlite and the corpus has its own, reports/corpus.sqlite."""
 
 from __future__ import annotations
 
@@ -15,6 +17,9 @@ nox.options.sessions = ["tests", "lint"]
 
 PYTHON = "3.11"
 TARGETS = Path(__file__).parent / "targets"
+DEFAULT_FLEET = TARGETS / "reference.toml"
+CORPUS = TARGETS / "corpus.toml"
+CORPUS_STORE = "reports/corpus.sqlite"
 
 
 @nox.session(python=PYTHON)
@@ -34,12 +39,23 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON, default=False)
 def audit_all(session: nox.Session) -> None:
-    """Install and audit every server version of targets/*.toml (or the manifests after --), then report."""
+    """Install and audit every server version of the default fleet (or the manifests after --), then report."""
     session.install("-e", ".")
-    manifests = session.posargs or [str(path) for path in _manifests()]
+    manifests = session.posargs or [str(DEFAULT_FLEET)]
     # Exit 1 only says that some target could not be installed or started; the report shows which.
     session.run("hookconf", "fleet", "run", *manifests, success_codes=[0, 1])
     session.run("hookconf", "fleet", "report")
+
+
+@nox.session(python=PYTHON, default=False)
+def corpus(session: nox.Session) -> None:
+    """Audit the corpus of real servers into reports/corpus.sqlite and print the verdict ledger's status.
+
+    Arguments after -- go to `hookconf fleet run` (e.g. `--force` after a change to the checks)."""
+    session.install("-e", ".")
+    session.run("hookconf", "fleet", "run", str(CORPUS), "--store", CORPUS_STORE, *session.posargs,
+                success_codes=[0, 1])
+    session.run("python", "bench/ledger.py", "--store", CORPUS_STORE)
 
 
 @nox.session(python=PYTHON, default=False)
@@ -69,7 +85,8 @@ def _declared_targets(manifest: Path) -> list[tuple[str, str]]:
 def _audit_one(manifest: Path, server: str, version: str) -> Callable[[nox.Session], None]:
     def audit(session: nox.Session) -> None:
         session.install("-e", ".")
-        session.run("hookconf", "fleet", "run", str(manifest), "--server", server, "--version", version,
+        store = ["--store", CORPUS_STORE] if manifest == CORPUS else []
+        session.run("hookconf", "fleet", "run", str(manifest), "--server", server, "--version", version, *store,
                     *session.posargs, success_codes=[0, 1])
 
     audit.__doc__ = f"Audit {server} {version} from targets/{manifest.name}."
