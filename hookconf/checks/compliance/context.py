@@ -239,6 +239,11 @@ class ComplianceContext:
         if self.transport_kind == "stdio" and self._spare is None:
             self._spare = self._open_fresh()
 
+    @property
+    def spare(self) -> McpSession | None:
+        """The fresh stdio session started ahead, until a check takes it."""
+        return self._spare
+
     def close_spare(self) -> None:
         """Stop the spare if no check used it (in the background, as fresh sessions are)."""
         if self._spare is not None:
