@@ -298,6 +298,16 @@ def test_an_undeclared_capability_fails_only_when_the_server_serves_its_items(
         assert "Servers that support prompts MUST declare the `prompts` capability" in details
 
 
+@pytest.mark.http
+def test_a_guessable_session_id_is_a_warning_on_the_spec_should() -> None:
+    server = http_server(SCRIPT)
+    server["args"] = [*server["args"], "--defect", "http-weak-session-id"]
+    status, details = verdict(compliance_audit(server, only=["security-session-entropy"]), "security-session-entropy")
+    assert status == "warn", details
+    assert details.startswith("session id '1' is short or guessable; the spec: ")
+    assert "The session ID SHOULD be globally unique and cryptographically secure" in details
+
+
 def test_lighthouse_profile_reports_its_five_categories() -> None:
     report = compliance_audit(stdio_server(SCRIPT, "--defect", "no-ping"), lighthouse_profile=True)
     assert report.compliance is not None
