@@ -151,6 +151,10 @@ class Report(_Model):
     detection: str | None = None
     warnings: list[str] = Field(default_factory=list)
     baseline: BaselineOutcome | None = None
+    listing_error: str | None = Field(
+        default=None, alias="listingError",
+        description="why tools/list failed, when it did: then no tool was audited and `tools` cannot say which tools "
+        "the server has")
 
     def results_by_tool(self) -> dict[str, list[ResultEntry]]:
         """Results grouped per tool, tools in the order they were audited."""
