@@ -7,8 +7,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from hookconf.verdicts import Status
 
 # major: a field removed, renamed or retyped; minor: a new optional field (1.1: baseline, baselineReason;
-# 1.2: era, detection)
-SCHEMA_VERSION = "1.2"
+# 1.2: era, detection; 1.3: coverage, ToolEntry.called and scoredSuites, the status "advice" with summary.advice
+# and CategoryScore.advice, listingError)
+SCHEMA_VERSION = "1.3"
 
 
 class _Model(BaseModel):
