@@ -113,7 +113,10 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
     try:
         if COMPLIANCE_SUITE in options.suites and COMPLIANCE_SUITE in config.suites:
             compliance = prepare_compliance(config, session, options.compliance)
-        tools = selected_tools(_listed_tools(session, warnings), config, options.tool)
+        listed, listing_error = _listed_tools(session)
+        if listing_error is not None:
+            warnings.append(f"No tools audited: {listing_error}")
+        tools = selected_tools(listed, config, options.tool)
         for listener in options.listeners:
             listener.started(config.server.name, len(tools))
         entries, tool_entries = _audit_tools(session, tools, config, options)
@@ -151,24 +154,24 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
         era=era.name,
         detection=era.detection,
         warnings=warnings,
+        listingError=listing_error,
     )
     for listener in options.listeners:
         listener.finished(report)
     return report
 
 
-def _listed_tools(session: McpSession, warnings: list[str]) -> list[JsonObject]:
-    """The server's tools. A run pinned to 2026-07-28 against a server that does not speak it grades the
-    compliance checks anyway, so there a failed listing leaves the hook suites without tools instead of
-    ending the audit."""
+def _listed_tools(session: McpSession) -> tuple[list[JsonObject], str | None]:
+    """The server's tools, and why listing them failed. A run pinned to 2026-07-28 against a server that does
+    not speak it grades the compliance checks anyway, so there a failed listing leaves the hook suites without
+    tools instead of ending the audit."""
     try:
-        return session.list_tools()
+        return session.list_tools(), None
     except ServerStartError as exc:
         identity = session.identity
         if identity is None or not identity.stateless or identity.discover_result:
             raise
-        warnings.append(f"No tools audited: {exc}")
-        return []
+        return [], str(exc)
 
 
 def _audit_tools(

@@ -146,13 +146,15 @@ def test_no_tool_called_means_no_score(unannotated_report: Report) -> None:
 
 def test_new_codes_are_listed_and_explained(run_cli: Callable[..., CliRun]) -> None:
     rows = {line.split()[0]: line.split()[1:3] for line in run_cli("list").stdout.split("\n\n")[0].splitlines()[1:]}
-    assert rows["ANNOT-001"] == ["*", "SKIP"]
+    assert rows["ANNOT-001"] == ["*", "ADVICE"]  # its tools' suites skip; the finding itself is advice
     assert rows["CALL-003"] == ["protocol", "WARN"]
     assert rows["CALL-004"] == ["*", "INDETERMINATE"]
     explained = run_cli("explain", "CALL-003").stdout
     assert "SHOULD be reported inside the result object, with `isError` set to true" in explained
     assert "https://modelcontextprotocol.io/specification/2025-11-25/schema#calltoolresult" in explained
-    assert "never counted against the server" in run_cli("explain", "annot-001").stdout
+    annotation = run_cli("explain", "annot-001").stdout
+    assert "never counted against the server" in annotation
+    assert "severity: ADVICE" in annotation
 
 
 def stored(version: str, report: dict[str, Any]) -> StoredAudit:
