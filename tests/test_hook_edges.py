@@ -248,3 +248,47 @@ def test_a_series_with_one_disguised_error_cannot_be_judged() -> None:
 ])
 def test_describes_changes(description: str, changes: bool) -> None:
     assert describes_changes(description) is changes
+
+
+# --- a tool that writes without destroying, and a timeout behind a backend out of reach ---------------------
+
+def test_a_tool_not_annotated_read_only_is_not_called_even_when_it_destroys_nothing() -> None:
+    config = parse_config({"server": stdio_server("hook_edge_server.py", "--additive"), "tries": 3,
+                           "timeoutMs": 5000, "toolFilter": ["create_note"]})
+    report = run_audit(config, RunOptions(suites=HOOK_SUITES))
+    for suite in CALLING_SUITES:
+        entry = outcome(report, "create_note", suite)
+        assert (entry.status, entry.code) == ("skip", None), entry.details
+        assert entry.details == ("not called: not annotated readOnlyHint: true (it may write; destructiveHint: "
+                                 "false only says it does not destroy); allowDestructive opts it in")
+    tool = next(t for t in report.tools if t.name == "create_note")
+    assert (tool.calls, tool.called, tool.score) == (0, False, None)
+
+
+def test_allow_destructive_opts_in_a_tool_that_destroys_nothing() -> None:
+    config = parse_config({"server": stdio_server("hook_edge_server.py", "--additive"), "tries": 3,
+                           "timeoutMs": 5000, "toolFilter": ["create_note"], "allowDestructive": ["create_note"]})
+    report = run_audit(config, RunOptions(suites=HOOK_SUITES))
+    assert outcome(report, "create_note", "idempotency").status == "pass"
+    assert next(t for t in report.tools if t.name == "create_note").called
+
+
+def test_a_timeout_after_an_unreachable_backend_is_the_sandbox_not_latency() -> None:
+    # the first call fails on DNS, the next hangs past timeoutMs: a resolver that stalls, as notion's did
+    config = parse_config({"server": stdio_server("hook_edge_server.py", "--dns-stall"), "tries": 3,
+                           "timeoutMs": 1500, "toolFilter": ["lookup_host"]})
+    report = run_audit(config, RunOptions(suites=HOOK_SUITES))
+    entry = outcome(report, "lookup_host", "latency")
+    assert (entry.status, entry.code) == ("indeterminate", "CALL-004"), entry.details
+    assert entry.details == ("a call got no answer within timeoutMs (1500 ms), and the server could not reach a "
+                             "backend (Error executing tool lookup_host: getaddrinfo ENOTFOUND api.example.com); "
+                             "hookconf audits offline, so this says nothing about the server itself")
+    assert not [r for r in report.results if r.code == "LAT-001"]
+
+
+def test_a_timeout_with_no_backend_error_still_fails_the_budget() -> None:
+    config = parse_config({"server": stdio_server("broken_server.py"), "tries": 3, "timeoutMs": 1500,
+                           "toolFilter": ["hang_forever"]})
+    entry = outcome(run_audit(config, RunOptions(suites=("latency",))), "hang_forever", "latency")
+    assert (entry.status, entry.code) == ("fail", "LAT-001")
+    assert entry.details == "a call got no answer within timeoutMs (1500 ms); the tool is not called again"

@@ -112,6 +112,11 @@ def backend_message(outcome: CallOutcome, arguments: JsonObject | None = None) -
     return unreachable_backend(message) if message else None
 
 
+def backend_failure(samples: Sequence[CallOutcome], arguments: JsonObject) -> str | None:
+    """The first message in the series that names a backend out of reach, or None."""
+    return next((message for sample in samples if (message := backend_message(sample, arguments)) is not None), None)
+
+
 def quoted(text: str) -> str:
     one_line = " ".join(text.split())
     return one_line if len(one_line) <= QUOTE_CHARS else one_line[: QUOTE_CHARS - 3] + "..."
@@ -131,10 +136,9 @@ def undecidable(samples: Sequence[CallOutcome], arguments: JsonObject, calls: st
     A backend out of reach comes first (the sandbox's fault, whatever else happened), then answers that
     are errors without isError, then a series whose every call failed.
     """
-    for sample in samples:
-        backend = backend_message(sample, arguments)
-        if backend is not None:
-            return Undecidable(sandbox_note(backend), BACKEND_UNREACHABLE.code)
+    backend = backend_failure(samples, arguments)
+    if backend is not None:
+        return Undecidable(sandbox_note(backend), BACKEND_UNREACHABLE.code)
     disguised = [text for sample in samples if (text := disguised_error(sample, arguments)) is not None]
     if disguised:
         return Undecidable(f"{len(disguised)} of {len(samples)} {calls} answered with an error while isError "
