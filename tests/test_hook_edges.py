@@ -292,3 +292,44 @@ def test_a_timeout_with_no_backend_error_still_fails_the_budget() -> None:
     entry = outcome(run_audit(config, RunOptions(suites=("latency",))), "hang_forever", "latency")
     assert (entry.status, entry.code) == ("fail", "LAT-001")
     assert entry.details == "a call got no answer within timeoutMs (1500 ms); the tool is not called again"
+
+
+@pytest.mark.parametrize("tool", ["open_document", "list_columns"])
+def test_an_answer_that_the_named_thing_does_not_exist_is_an_error(tool: str) -> None:
+    config = parse_config({"server": stdio_server("hook_edge_server.py", "--not-found"), "tries": 3,
+                           "timeoutMs": 5000, "toolFilter": [tool]})
+    report = run_audit(config, RunOptions(suites=HOOK_SUITES))
+    for suite in COMPARING_SUITES:
+        entry = outcome(report, tool, suite)
+        assert (entry.status, entry.code) == ("indeterminate", "CALL-001"), entry.details
+    (warning,) = entries(report, tool, "CALL-003")
+    assert warning.status == "warn"
+    assert "not exist" in warning.details or "not found" in warning.details
+
+
+# office-word and motherduck (the corpus), with the arguments hookconf generated for them
+@pytest.mark.parametrize(("text", "arguments"), [
+    ("Document hookconf.docx does not exist", {"filename": "hookconf"}),
+    ("Document hookconf does not exist", {"filename": "hookconf"}),
+    ('{"valid":false,"message":"Document hookconf.docx does not exist","report":{}}', {"filename": "hookconf"}),
+    ('{\n  "success": false,\n  "database": "memory",\n  "schema": "main",\n  "table": "hookconf",\n  "error": '
+     '"Table or view not found: memory.main.hookconf",\n  "errorType": "NotFoundError"\n}', {"table": "hookconf"}),
+    ('{"success": false, "error": "Document hookconf.docx does not exist"}', {"filename": "hookconf"}),
+])
+def test_errors_saying_the_named_thing_is_missing_are_recognised(text: str, arguments: dict[str, Any]) -> None:
+    assert disguised_error(text_outcome(text), arguments) is not None
+
+
+@pytest.mark.parametrize(("text", "arguments"), [
+    ("No Word documents found in .", {}),  # office-word list_available_documents: an empty listing
+    ('{"success": true, "database": "memory", "schema": "all", "tables": [], "tableCount": 0}', {}),
+    ('{"success": false, "database": "memory", "tables": []}', {}),  # no error named
+    ('{"query": "hookconf", "suggestions": []}', {"query": "hookconf"}),
+    ("Document report.docx does not exist", {"filename": "hookconf"}),  # not the thing the call named
+    ("File hookconf not found", {}),  # no argument to name
+    ("Loaded the settings.\nhookconf.toml not found, defaults used.", {"path": "hookconf"}),  # a log, not an answer
+    ("Checks whether a document exists: hookconf.docx exists", {"filename": "hookconf"}),
+])
+def test_answers_that_do_not_say_the_named_thing_is_missing_are_not_errors(text: str,
+                                                                           arguments: dict[str, Any]) -> None:
+    assert disguised_error(text_outcome(text), arguments) is None
