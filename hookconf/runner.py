@@ -11,7 +11,7 @@ from hookconf import ALL_SUITES, COMPLIANCE_SUITE, HOOK_SUITES, __version__
 from hookconf.checks import SUITES
 from hookconf.checks.arguments import generated_arguments
 from hookconf.checks.call_errors import disguised_error
-from hookconf.checks.context import ToolContext, is_destructive, missing_annotations
+from hookconf.checks.context import ToolContext, missing_annotations, skip_reason
 from hookconf.checks.registry import (
     ERROR_IN_DISGUISE,
     FINDINGS,
@@ -84,12 +84,12 @@ def plan_tool(tool: JsonObject, config: AuditConfig) -> ToolPlan:
     else:
         arguments, note = generated_arguments(tool.get("inputSchema"))
         source = "generated"
-    if not is_destructive(tool) or name in config.allow_destructive:
+    reason = skip_reason(tool)
+    if reason is None or name in config.allow_destructive:
         return ToolPlan(tool, arguments, source, True, note)
     missing = missing_annotations(tool)
     if not missing:
-        return ToolPlan(tool, arguments, source, False,
-                        "not called: annotated destructiveHint: true; allowDestructive opts it in")
+        return ToolPlan(tool, arguments, source, False, reason)
     # the spec's default (destructiveHint: true) and allowDestructive are in ANNOT-001's explanation
     note = f"no {'/'.join(missing)} annotation: not called, hook readiness unknown; annotate it"
     return ToolPlan(tool, arguments, source, False, note, NOT_ANNOTATED.code)
