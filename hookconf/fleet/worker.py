@@ -30,6 +30,7 @@ from hookconf.fleet.install import INSTALLERS, Installed, safe_name
 from hookconf.fleet.manifest import Target
 from hookconf.runner import RunOptions, run_audit
 from hookconf.wire.process import clean_environment, process_tree, terminate
+from hookconf.wire.sandbox import audit_sandbox
 
 SETUP_TIMEOUT_S = 120
 PLACEHOLDER = re.compile(r"\{(workdir|prefix|version|manifest_dir|python|port)\}")
@@ -102,12 +103,19 @@ def _install(target: Target, cache_dir: Path) -> Installed | None:
 
 
 def _audit_in_workdir(target: Target, installed: Installed | None) -> str:
+    """The workdir holds the server's data (what setup makes, what a stateProbe reads); the sandbox beside
+    it is the server's HOME and TMPDIR, whose changes are reported per tool. Setup runs in the sandbox too,
+    so that it leaves nothing in the real HOME; the installer does not."""
     workdir = Path(tempfile.mkdtemp(prefix=f"hookconf-{safe_name(target.server)}-"))
     try:
         values = placeholder_values(target, workdir, installed)
-        run_setup(target, values, workdir)
         config = audit_config(target, values, installed)
-        return run_audit(config, RunOptions()).to_json()
+        with audit_sandbox(config.server) as sandbox:
+            setup_env = sandbox.environment() if sandbox is not None else {}
+            run_setup(target, values, workdir, setup_env)
+            if sandbox is not None:
+                config = sandbox.applied(config)
+            return run_audit(config, RunOptions(sandbox=sandbox)).to_json()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -135,8 +143,9 @@ def substitute(value: Any, values: Mapping[str, str]) -> Any:
     return value
 
 
-def run_setup(target: Target, values: Mapping[str, str], workdir: Path) -> None:
-    env = clean_environment(substitute(dict(target.env), values))
+def run_setup(target: Target, values: Mapping[str, str], workdir: Path,
+              sandbox_env: Mapping[str, str] | None = None) -> None:
+    env = clean_environment({**(sandbox_env or {}), **substitute(dict(target.env), values)})
     for line in target.setup:
         argv = shlex.split(substitute(line, values))
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -152,8 +153,11 @@ class ServerProcess:
                 self.popen.stdin.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=STDIN_CLOSE_GRACE_S)
+        signal_group(self.popen.pid, signal.SIGTERM)
         terminate(tree + process_tree(self.popen.pid))
         self.popen.wait(timeout=TERMINATE_GRACE_S)
+        # What is left in the server's process group has left its tree (a double fork without setsid).
+        signal_group(self.popen.pid, signal.SIGKILL)
 
     def figures(self, startup_ms: float | None) -> ResourceFigures:
         return ResourceFigures(
@@ -178,6 +182,13 @@ def process_tree(pid: int) -> list[psutil.Process]:
         return [root, *root.children(recursive=True)]
     except psutil.NoSuchProcess:
         return []
+
+
+def signal_group(pgid: int, signum: signal.Signals) -> None:
+    """Signal a process group; the server leads its own (start_new_session), so this reaches only its own."""
+    if hasattr(os, "killpg"):  # POSIX
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signum)
 
 
 def terminate(processes: list[psutil.Process]) -> None:
