@@ -72,9 +72,8 @@ def check_side_effects(ctx: ToolContext) -> SuiteResult:
                       f"its calls wrote into the audit's sandbox: {describe_changes(written)}", STATE_DELTA.code)
     if verdict is not None:
         return verdict
-    clean = "; its calls wrote no file into the audit's sandbox" if written is not None else ""
     return result(SUITE, ctx.name, Status.INDETERMINATE,
-                  f"no stateProbe configured for {ctx.name}; add one to its entry in 'probes'{clean}", NO_PROBE.code)
+                  f"no stateProbe configured for {ctx.name}; add one to its entry in 'probes'", NO_PROBE.code)
 
 
 def _sandbox_writes(ctx: ToolContext) -> list[FileChange] | None:

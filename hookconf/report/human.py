@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hookconf.report.model import BaselineItem, BaselineOutcome, Report, ResultEntry, ToolEntry
+from hookconf.report.model import BaselineItem, BaselineOutcome, Report, ResultEntry, SandboxDelta, ToolEntry
 from hookconf.report.text import ADVICE_NOTE, STATUS_LABELS, clip, hook_score_text, score_text, tool_score_text
 
 STATUS_COLOURS = {"pass": "32", "warn": "33", "fail": "31", "indeterminate": "35", "skip": "2", "advice": "36"}

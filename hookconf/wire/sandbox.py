@@ -46,6 +46,8 @@ PR_SET_CHILD_SUBREAPER = 36
 # A tool that fills a browser profile may create thousands of files; the report lists this many.
 LISTED_CHANGES = 50
 
+NPM_CACHE_VARIABLES = ("npm_config_cache", "NPM_CONFIG_CACHE")  # npm reads both spellings
+
 ChangeKind = Literal["created", "changed", "removed"]
 
 
@@ -69,7 +71,7 @@ def package_caches() -> dict[str, str]:
     """The auditor's npm and uv download caches: a server started through npx or uvx installs its
     package at start-up, and installing is not what is audited, so it reuses what was downloaded."""
     home = Path.home()
-    npm = os.environ.get("npm_config_cache") or os.environ.get("NPM_CONFIG_CACHE") or str(home / ".npm")
+    npm = next((os.environ[name] for name in NPM_CACHE_VARIABLES if os.environ.get(name)), str(home / ".npm"))
     uv = os.environ.get("UV_CACHE_DIR") or str(Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache") / "uv")
     return {"npm_config_cache": npm, "UV_CACHE_DIR": uv}
 
