@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +19,7 @@ import pytest
 from hookconf.config import ServerConfig
 from hookconf.session import open_session
 from hookconf.wire.sandbox import CallWatch, Sandbox, changes_between
-from tests.conftest import CliRun, stdio_server
+from tests.conftest import FIXTURES, CliRun, stdio_server
 
 
 @pytest.fixture
@@ -156,3 +159,41 @@ def test_a_server_that_locks_its_files_is_still_removed(tmp_path: Path) -> None:
     locked.chmod(0o500)
     sandbox.close()
     assert not sandbox.root.exists()
+
+
+def test_a_fleet_audit_and_its_setup_leave_nothing_in_home_or_tmp(tmp_path: Path) -> None:
+    home, tmp, pidfile = tmp_path / "home", tmp_path / "tmp", tmp_path / "detached.pid"
+    home.mkdir()
+    tmp.mkdir()
+    manifest = tmp_path / "litter.toml"
+    manifest.write_text(f"""
+[fleet]
+name = "litter"
+config = {{ tries = 2, suites = ["idempotency", "side-effects"] }}
+
+[[servers]]
+name = "raw"
+source = "command"
+command = "{{python}}"
+args = ["{FIXTURES / 'raw_server.py'}", "--litter"]
+env = {{ RAW_FIXTURE_PIDFILE = "{pidfile}" }}
+setup = ["sh -c 'echo made-by-setup > $HOME/setup.txt'"]
+versions = ["1"]
+""", encoding="utf-8")
+    store = tmp_path / "hookconf.sqlite"
+    completed = subprocess.run(
+        [sys.executable, "-m", "hookconf", "fleet", "run", str(manifest), "--store", str(store), "--jobs", "1",
+         "--cache", str(tmp_path / "cache")],
+        env={**os.environ, "HOME": str(home), "TMPDIR": str(tmp)}, capture_output=True, text=True, timeout=300,
+        check=False)
+    assert completed.returncode == 0, completed.stderr
+    assert list(home.iterdir()) == []
+    assert list(tmp.iterdir()) == []
+    assert detached_pids(pidfile)
+    assert not [pid for pid in detached_pids(pidfile) if running(pid)]
+    (report_json,) = sqlite3.connect(store).execute("SELECT report_json FROM audits").fetchone()
+    report = json.loads(report_json)
+    alpha = next(r for r in report["results"] if r["tool"] == "alpha" and r["suite"] == "side-effects")
+    assert alpha["code"] == "SIDE-001"
+    tools = {tool["name"]: tool for tool in report["tools"]}
+    assert [c["path"] for c in tools["alpha"]["sandbox"]["changes"]] == ["~/.raw-fixture/alpha-calls.log"]
