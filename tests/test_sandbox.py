@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import pytest
 
 from hookconf.config import ServerConfig
 from hookconf.session import open_session
+from hookconf.wire.process import ServerProcess, process_tree
 from hookconf.wire.sandbox import CallWatch, Sandbox, changes_between
 from tests.conftest import FIXTURES, CliRun, stdio_server
 
@@ -47,6 +49,16 @@ def running(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+def ends_soon(pid: int, within_s: float = 5.0) -> bool:
+    """A process hookconf killed but did not reap itself takes a moment to die."""
+    deadline = time.monotonic() + within_s
+    while running(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def test_the_server_writes_into_its_sandbox_and_its_detached_children_end(
@@ -197,3 +209,18 @@ versions = ["1"]
     assert alpha["code"] == "SIDE-001"
     tools = {tool["name"]: tool for tool in report["tools"]}
     assert [c["path"] for c in tools["alpha"]["sandbox"]["changes"]] == ["~/.raw-fixture/alpha-calls.log"]
+
+
+def test_a_grandchild_left_in_the_servers_process_group_ends_with_it(tmp_path: Path) -> None:
+    pidfile = tmp_path / "grandchild.pid"
+    # the subshell exits at once, so `sleep` leaves the server's tree but stays in its process group
+    process = ServerProcess("sh", ["-c", f"(sleep 600 & echo $! > {pidfile}); exec cat"], {}, None)
+    deadline = time.monotonic() + 10
+    while not (pidfile.exists() and pidfile.read_text(encoding="utf-8").endswith("\n")):
+        assert time.monotonic() < deadline, "the server did not start its grandchild"
+        time.sleep(0.01)
+    (grandchild,) = detached_pids(pidfile)
+    assert running(grandchild)
+    assert grandchild not in [p.pid for p in process_tree(process.pid)]
+    process.stop()
+    assert ends_soon(grandchild)

@@ -143,6 +143,9 @@ class ServerProcess:
         if self._stopped:
             return
         self._stopped = True
+        # The group id is the server's pid, which is ours to signal only until that pid is reaped and
+        # may be reused (the sandbox ends what a server that died earlier left behind).
+        own_group = self.popen.returncode is None
         self.monitor.sample()
         self.monitor.stop()
         # Taken before stdin closes: once the server exits, its children are reparented and no
@@ -153,11 +156,12 @@ class ServerProcess:
                 self.popen.stdin.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=STDIN_CLOSE_GRACE_S)
-        signal_group(self.popen.pid, signal.SIGTERM)
+        if own_group:
+            signal_group(self.popen.pid, signal.SIGTERM)
         terminate(tree + process_tree(self.popen.pid))
         self.popen.wait(timeout=TERMINATE_GRACE_S)
-        # What is left in the server's process group has left its tree (a double fork without setsid).
-        signal_group(self.popen.pid, signal.SIGKILL)
+        if own_group:  # what is left in the group has left the tree (a double fork without setsid)
+            signal_group(self.popen.pid, signal.SIGKILL)
 
     def figures(self, startup_ms: float | None) -> ResourceFigures:
         return ResourceFigures(
