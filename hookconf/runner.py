@@ -117,7 +117,8 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
     try:
         if COMPLIANCE_SUITE in options.suites and COMPLIANCE_SUITE in config.suites:
             # a spare server booting while tools are watched would write into the sandbox in their name
-            compliance = prepare_compliance(config, session, options.compliance, spare_early=options.sandbox is None)
+            watched = options.sandbox is not None and bool(_selected_suites(config, options))
+            compliance = prepare_compliance(config, session, options.compliance, spare_early=not watched)
         tools = selected_tools(_listed_tools(session, warnings), config, options.tool)
         for listener in options.listeners:
             listener.started(config.server.name, len(tools))

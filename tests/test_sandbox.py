@@ -173,10 +173,10 @@ def test_a_server_that_locks_its_files_is_still_removed(tmp_path: Path) -> None:
     assert not sandbox.root.exists()
 
 
-def test_a_fleet_audit_and_its_setup_leave_nothing_in_home_or_tmp(tmp_path: Path) -> None:
-    home, tmp, pidfile = tmp_path / "home", tmp_path / "tmp", tmp_path / "detached.pid"
-    home.mkdir()
-    tmp.mkdir()
+def run_littering_fleet(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """`fleet run` in a process of its own whose HOME and TMPDIR are tmp_path/home and tmp_path/tmp."""
+    (tmp_path / "home").mkdir()
+    (tmp_path / "tmp").mkdir()
     manifest = tmp_path / "litter.toml"
     manifest.write_text(f"""
 [fleet]
@@ -188,27 +188,44 @@ name = "raw"
 source = "command"
 command = "{{python}}"
 args = ["{FIXTURES / 'raw_server.py'}", "--litter"]
-env = {{ RAW_FIXTURE_PIDFILE = "{pidfile}" }}
+env = {{ RAW_FIXTURE_PIDFILE = "{tmp_path / 'detached.pid'}" }}
 setup = ["sh -c 'echo made-by-setup > $HOME/setup.txt'"]
 versions = ["1"]
 """, encoding="utf-8")
-    store = tmp_path / "hookconf.sqlite"
-    completed = subprocess.run(
-        [sys.executable, "-m", "hookconf", "fleet", "run", str(manifest), "--store", str(store), "--jobs", "1",
-         "--cache", str(tmp_path / "cache")],
-        env={**os.environ, "HOME": str(home), "TMPDIR": str(tmp)}, capture_output=True, text=True, timeout=300,
-        check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "hookconf", "fleet", "run", str(manifest), "--store", str(tmp_path / "hookconf.sqlite"),
+         "--jobs", "1", "--cache", str(tmp_path / "cache"), *extra],
+        env={**os.environ, "HOME": str(tmp_path / "home"), "TMPDIR": str(tmp_path / "tmp")}, capture_output=True,
+        text=True, timeout=300, check=False)
+
+
+def test_a_fleet_audit_and_its_setup_leave_nothing_in_home_or_tmp(tmp_path: Path) -> None:
+    completed = run_littering_fleet(tmp_path)
     assert completed.returncode == 0, completed.stderr
-    assert list(home.iterdir()) == []
-    assert list(tmp.iterdir()) == []
-    assert detached_pids(pidfile)
-    assert not [pid for pid in detached_pids(pidfile) if running(pid)]
-    (report_json,) = sqlite3.connect(store).execute("SELECT report_json FROM audits").fetchone()
+    assert list((tmp_path / "home").iterdir()) == []
+    assert list((tmp_path / "tmp").iterdir()) == []
+    pids = detached_pids(tmp_path / "detached.pid")
+    assert pids
+    assert not [pid for pid in pids if running(pid)]
+    (report_json,) = sqlite3.connect(tmp_path / "hookconf.sqlite").execute("SELECT report_json FROM audits").fetchone()
     report = json.loads(report_json)
     alpha = next(r for r in report["results"] if r["tool"] == "alpha" and r["suite"] == "side-effects")
     assert alpha["code"] == "SIDE-001"
     tools = {tool["name"]: tool for tool in report["tools"]}
     assert [c["path"] for c in tools["alpha"]["sandbox"]["changes"]] == ["~/.raw-fixture/alpha-calls.log"]
+
+
+def test_a_fleet_keeps_workdir_and_sandbox_when_asked(tmp_path: Path) -> None:
+    completed = run_littering_fleet(tmp_path, "--keep-workdir")
+    assert completed.returncode == 0, completed.stderr
+    line = next(line for line in completed.stdout.splitlines() if line.startswith("  kept for raw 1: "))
+    workdir, sandbox = (Path(path) for path in line.removeprefix("  kept for raw 1: ").split(", "))
+    assert workdir.parent == sandbox.parent == tmp_path / "tmp"
+    assert workdir.is_dir()
+    assert (sandbox / "home" / "setup.txt").read_text(encoding="utf-8") == "made-by-setup\n"
+    assert (sandbox / "home" / ".raw-fixture" / "alpha-calls.log").is_file()
+    assert not [pid for pid in detached_pids(tmp_path / "detached.pid") if running(pid)]
+    assert list((tmp_path / "home").iterdir()) == []
 
 
 def test_a_grandchild_left_in_the_servers_process_group_ends_with_it(tmp_path: Path) -> None:
