@@ -11,7 +11,7 @@ from hookconf import ALL_SUITES, COMPLIANCE_SUITE, HOOK_SUITES, __version__
 from hookconf.checks import SUITES
 from hookconf.checks.arguments import generated_arguments
 from hookconf.checks.call_errors import disguised_error
-from hookconf.checks.context import ToolContext, is_destructive, missing_annotations
+from hookconf.checks.context import ToolContext, missing_annotations, skip_reason
 from hookconf.checks.registry import (
     ERROR_IN_DISGUISE,
     FINDINGS,
@@ -88,12 +88,12 @@ def plan_tool(tool: JsonObject, config: AuditConfig) -> ToolPlan:
     else:
         arguments, note = generated_arguments(tool.get("inputSchema"))
         source = "generated"
-    if not is_destructive(tool) or name in config.allow_destructive:
+    reason = skip_reason(tool)
+    if reason is None or name in config.allow_destructive:
         return ToolPlan(tool, arguments, source, True, note)
     missing = missing_annotations(tool)
     if not missing:
-        return ToolPlan(tool, arguments, source, False,
-                        "not called: annotated destructiveHint: true; allowDestructive opts it in")
+        return ToolPlan(tool, arguments, source, False, reason)
     # the spec's default (destructiveHint: true) and allowDestructive are in ANNOT-001's explanation
     note = f"no {'/'.join(missing)} annotation: not called, hook readiness unknown; annotate it"
     return ToolPlan(tool, arguments, source, False, note, NOT_ANNOTATED.code)
@@ -119,7 +119,10 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
             # a spare server booting while tools are watched would write into the sandbox in their name
             watched = options.sandbox is not None and bool(_selected_suites(config, options))
             compliance = prepare_compliance(config, session, options.compliance, spare_early=not watched)
-        tools = selected_tools(_listed_tools(session, warnings), config, options.tool)
+        listed, listing_error = _listed_tools(session)
+        if listing_error is not None:
+            warnings.append(f"No tools audited: {listing_error}")
+        tools = selected_tools(listed, config, options.tool)
         for listener in options.listeners:
             listener.started(config.server.name, len(tools))
         entries, tool_entries = _audit_tools(session, tools, config, options)
@@ -157,24 +160,24 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
         era=era.name,
         detection=era.detection,
         warnings=warnings,
+        listingError=listing_error,
     )
     for listener in options.listeners:
         listener.finished(report)
     return report
 
 
-def _listed_tools(session: McpSession, warnings: list[str]) -> list[JsonObject]:
-    """The server's tools. A run pinned to 2026-07-28 against a server that does not speak it grades the
-    compliance checks anyway, so there a failed listing leaves the hook suites without tools instead of
-    ending the audit."""
+def _listed_tools(session: McpSession) -> tuple[list[JsonObject], str | None]:
+    """The server's tools, and why listing them failed. A run pinned to 2026-07-28 against a server that does
+    not speak it grades the compliance checks anyway, so there a failed listing leaves the hook suites without
+    tools instead of ending the audit."""
     try:
-        return session.list_tools()
+        return session.list_tools(), None
     except ServerStartError as exc:
         identity = session.identity
         if identity is None or not identity.stateless or identity.discover_result:
             raise
-        warnings.append(f"No tools audited: {exc}")
-        return []
+        return [], str(exc)
 
 
 def _audit_tools(

@@ -245,6 +245,9 @@ def test_pinning_the_modern_revision_grades_a_legacy_server_as_not_evaluable() -
     assert statuses(report)["lifecycle-discover"] == "fail"
     assert "not evaluable" in next(r.details for r in report.results if r.id == "lifecycle-meta-required")
     assert any("does not speak 2026-07-28" in w for w in report.warnings)
+    # the hook suites had no tools: the report says so in a field of its own
+    assert report.listing_error == "tools/list failed: JSON-RPC error -32600: not initialized: send initialize first"
+    assert report.tools == []
 
 
 def test_a_legacy_server_that_exits_on_the_probe_is_restarted_and_graded_legacy() -> None:

@@ -20,9 +20,18 @@ def is_read_only(tool: JsonObject) -> bool:
     return tool_annotations(tool).get("readOnlyHint") is True
 
 
-def is_destructive(tool: JsonObject) -> bool:
-    """The spec's default: destructiveHint is true unless a non-read-only tool says otherwise."""
-    return not is_read_only(tool) and tool_annotations(tool).get("destructiveHint", True) is not False
+def skip_reason(tool: JsonObject) -> str | None:
+    """Why the calling suites leave a tool alone unless allowDestructive names it; None for a read-only tool.
+
+    Only readOnlyHint: true says a call changes nothing: destructiveHint: false says no more than that a
+    write is additive (create a record, make a directory), and a probe must never change what it measures.
+    """
+    if is_read_only(tool):
+        return None
+    if declares_destructive(tool):
+        return "not called: annotated destructiveHint: true; allowDestructive opts it in"
+    return ("not called: not annotated readOnlyHint: true (it may write; destructiveHint: false only says it "
+            "does not destroy); allowDestructive opts it in")
 
 
 def declares_destructive(tool: JsonObject) -> bool:

@@ -7,8 +7,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from hookconf.verdicts import Status
 
 # major: a field removed, renamed or retyped; minor: a new optional field (1.1: baseline, baselineReason;
-# 1.2: era, detection)
-SCHEMA_VERSION = "1.2"
+# 1.2: era, detection; 1.3: coverage, ToolEntry.called and scoredSuites, the status "advice" with summary.advice
+# and CategoryScore.advice, listingError)
+SCHEMA_VERSION = "1.3"
 
 
 class _Model(BaseModel):
@@ -168,6 +169,10 @@ class Report(_Model):
     detection: str | None = None
     warnings: list[str] = Field(default_factory=list)
     baseline: BaselineOutcome | None = None
+    listing_error: str | None = Field(
+        default=None, alias="listingError",
+        description="why tools/list failed, when it did: then no tool was audited and `tools` cannot say which tools "
+        "the server has")
 
     def results_by_tool(self) -> dict[str, list[ResultEntry]]:
         """Results grouped per tool, tools in the order they were audited."""
