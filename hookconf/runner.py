@@ -31,6 +31,8 @@ from hookconf.report.model import (
     Report,
     Resources,
     ResultEntry,
+    SandboxChange,
+    SandboxDelta,
     ServerInfo,
     ToolEntry,
     ToolInfo,
@@ -41,6 +43,7 @@ from hookconf.scoring import server_score, tool_score
 from hookconf.session import McpSession, close_together
 from hookconf.verdicts import Status
 from hookconf.wire.process import ServerProcess
+from hookconf.wire.sandbox import LISTED_CHANGES, CallWatch, Sandbox
 from hookconf.wire.transport import JsonObject
 
 
@@ -63,6 +66,7 @@ class RunOptions:
     tool: str | None = None
     compliance: ComplianceOptions = field(default_factory=ComplianceOptions)
     listeners: Sequence[RunListener] = field(default_factory=tuple)
+    sandbox: Sandbox | None = None  # the audit's sandbox, whose changes are reported per tool
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,9 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
     compliance: ComplianceRun | None = None
     try:
         if COMPLIANCE_SUITE in options.suites and COMPLIANCE_SUITE in config.suites:
-            compliance = prepare_compliance(config, session, options.compliance)
+            # a spare server booting while tools are watched would write into the sandbox in their name
+            watched = options.sandbox is not None and bool(_selected_suites(config, options))
+            compliance = prepare_compliance(config, session, options.compliance, spare_early=not watched)
         listed, listing_error = _listed_tools(session)
         if listing_error is not None:
             warnings.append(f"No tools audited: {listing_error}")
@@ -185,6 +191,7 @@ def _audit_tools(
         plan = plan_tool(tool, config)
         ctx = ToolContext(tool, plan.arguments, config, session, config.probe_for(str(tool.get("name"))))
         ctx.server_stuck = stuck
+        ctx.sandbox = CallWatch(options.sandbox) if options.sandbox is not None else None
         outcomes = [_run_suite(suite, ctx, plan, session) for suite in suites]
         stuck = ctx.server_stuck
         disguised = _disguised_error_outcome(ctx)
@@ -207,7 +214,18 @@ def _tool_entry(ctx: ToolContext, plan: ToolPlan, outcomes: list[SuiteResult]) -
     return ToolEntry(
         name=ctx.name, score=tool_score(outcomes) if called else None, calls=0,
         arguments=plan.arguments, argumentsSource=plan.arguments_source, note=plan.note,
-        called=called, scoredSuites=scored,
+        called=called, scoredSuites=scored, sandbox=sandbox_delta(ctx.sandbox),
+    )
+
+
+def sandbox_delta(watch: CallWatch | None) -> SandboxDelta | None:
+    if watch is None or not watch.watched:
+        return None
+    changes = watch.changes()
+    return SandboxDelta(
+        created=sum(c.change == "created" for c in changes), changed=sum(c.change == "changed" for c in changes),
+        removed=sum(c.change == "removed" for c in changes),
+        changes=[SandboxChange(path=c.path, change=c.change, size=c.size) for c in changes[:LISTED_CHANGES]],
     )
 
 

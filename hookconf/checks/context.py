@@ -7,6 +7,7 @@ from typing import Any
 
 from hookconf.config import AuditConfig, Probe
 from hookconf.session import CallOutcome, McpSession
+from hookconf.wire.sandbox import CallWatch
 from hookconf.wire.transport import JsonObject
 
 
@@ -59,6 +60,7 @@ class ToolContext:
     hung: bool = False
     server_stuck: bool = False  # shared verdict: after a hang, the server answered no ping either
     own_calls: int = 0  # calls of this tool made by its suites (not as another tool's state probe)
+    sandbox: CallWatch | None = None  # what this tool's calls wrote into the audit's sandbox
 
     @property
     def name(self) -> str:
@@ -83,6 +85,8 @@ class ToolContext:
         """One call; a timeout marks the tool as hung so that it is not called again."""
         if self.hung or self.server_stuck:
             return CallOutcome(duration_ms=0.0, timed_out=True)
+        if self.sandbox is not None:
+            self.sandbox.before_call(own=name == self.name)
         outcome = self.session.call_tool(name, arguments)
         if name == self.name:
             self.own_calls += 1

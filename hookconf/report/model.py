@@ -72,6 +72,21 @@ class Compliance(_Model):
     lighthouse_score: float | None = Field(default=None, alias="lighthouseScore")
 
 
+class SandboxChange(_Model):
+    path: str = Field(description="as the server saw it: ~/..., $TMPDIR/..., $XDG_RUNTIME_DIR/...")
+    change: str = Field(description="created, changed or removed")
+    size: int | None = Field(default=None, description="bytes after the change; none for a directory or removal")
+
+
+class SandboxDelta(_Model):
+    """What the tool's calls did to the audit's sandbox (its HOME, TMPDIR and XDG directories)."""
+
+    created: int
+    changed: int
+    removed: int
+    changes: list[SandboxChange] = Field(description="the first 50 changes, by path")
+
+
 class ToolEntry(_Model):
     name: str
     score: float | None
@@ -82,6 +97,8 @@ class ToolEntry(_Model):
     # whether a hook suite called the tool (a tool never called has no score), and the suites its score counts
     called: bool | None = None
     scored_suites: list[str] | None = Field(default=None, alias="scoredSuites")
+    # files the tool's calls created, changed or removed in the audit's sandbox; none without one
+    sandbox: SandboxDelta | None = None
 
 
 class Coverage(_Model):
