@@ -25,8 +25,9 @@ def add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
 
 def run_diff(args: argparse.Namespace) -> int:
     from hookconf.report.diff import diff_exit_code, diff_reports, load_report, render_diff
+    from hookconf.report.text import shown_report
 
-    diff = diff_reports(load_report(args.base), load_report(args.current))
+    diff = diff_reports(shown_report(load_report(args.base)), shown_report(load_report(args.current)))
     sys.stdout.write(render_diff(diff))
     return diff_exit_code(diff)
 
