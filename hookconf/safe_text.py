@@ -9,9 +9,10 @@ import json
 import re
 import unicodedata
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 # Zero-width (non-)joiners are format characters too, but join letters and emoji sequences: kept.
 KEPT_FORMAT_CHARACTERS = frozenset("\u200c\u200d")
