@@ -18,7 +18,7 @@ from hookconf import __version__
 from hookconf.fleet.errors import StoreError
 from hookconf.fleet.store import FleetStore
 from hookconf.fleet.tables import FleetTables, build_tables, latest_audited, named_count, status_shares
-from hookconf.safe_text import safe_text
+from hookconf.safe_text import LAYOUT_FIELDS, safe_text
 
 SCORES_NOTE = ("Cells: the hook score, then the compliance grade and score where the compliance suite ran; "
                "or why there is no audit. "
@@ -147,8 +147,10 @@ def write_files(tables: FleetTables, out_dir: Path, store_path: Path) -> list[Pa
 
 def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
     """The frame with its text safe to show (a CSV is read with `cat` as often as with a spreadsheet);
-    line breaks stay, CSV quotes them. The stored JSON reports keep the text as the server sent it."""
-    return frame.map(lambda value: safe_text(value, layout=True) if isinstance(value, str) else value)
+    line breaks in details and messages stay, CSV quotes them. The stored reports keep the text as sent."""
+    safe: pd.DataFrame = frame.apply(lambda column: column.map(
+        lambda value: safe_text(value, layout=column.name in LAYOUT_FIELDS) if isinstance(value, str) else value))
+    return safe
 
 
 def _markdown(title: str, note: str, sections: Mapping[str, pd.DataFrame]) -> str:
@@ -220,10 +222,16 @@ def chart_svg(draw: Callable[[Any, pd.DataFrame], None], data: pd.DataFrame) -> 
     return svg[svg.index("<svg"):]
 
 
+def chart_label(text: str) -> str:
+    """Text for a chart: safe to show (matplotlib also writes it into the SVG as a comment), and a `$` taken
+    literally rather than as the start of mathtext."""
+    return safe_text(str(text)).replace("$", r"\$")
+
+
 def _scores_chart(figure: Any, audits: pd.DataFrame) -> None:
     audited = audits[audits["outcome"] == "audited"]
     # A version whose hook score is n/a (no tool called) gets no bar, and its label says why.
-    labels = [f"{server} {version}" + (" (n/a)" if missing else "") for server, version, missing
+    labels = [chart_label(f"{server} {version}") + (" (n/a)" if missing else "") for server, version, missing
               in zip(audited["server"], audited["version"], audited["score"].isna(), strict=True)]
     figure.set_size_inches(7, 0.28 * len(labels) + 1)
     axes = figure.add_subplot()
@@ -255,7 +263,7 @@ def _status_chart(figure: Any, shares: pd.DataFrame) -> None:
 def _resources_chart(figure: Any, latest: pd.DataFrame) -> None:
     figure.set_size_inches(8, 0.3 * len(latest) + 1.2)
     startup, memory = figure.subplots(1, 2, sharey=True)
-    servers = list(latest["server"])
+    servers = [chart_label(server) for server in latest["server"]]
     startup.barh(servers, latest["startup_ms"].fillna(0), color="C0")
     startup.set_xlabel("start-up to initialize answer (ms)")
     memory.barh(servers, latest["peak_rss_mib"].fillna(0), color="C1")
