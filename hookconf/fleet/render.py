@@ -170,8 +170,8 @@ def regressions_markdown(regressions: pd.DataFrame) -> str:
     if not shortened:
         return text
     lines = ["## Tools added and removed", ""]
-    lines += [markdown_cell(safe_text(f"{row['server']} {row['from']} → {row['to']}, {column}: "
-                                      f"{named_count(_names(row[column]))}"))
+    lines += ["- " + markdown_cell(safe_text(f"{row['server']} {row['from']} → {row['to']}, {column}: "
+                                             f"{named_count(_names(row[column]))}"))
               for row, column in shortened]
     return text + "\n".join(lines) + "\n"
 
