@@ -26,7 +26,7 @@ from hookconf.session import (
     stateless_meta,
 )
 from hookconf.validation import models_for
-from hookconf.wire.http import TOO_MANY_REQUESTS, HttpReply, HttpTransport
+from hookconf.wire.http import TOO_MANY_REQUESTS, HttpReply, HttpTransport, connect_failure
 from hookconf.wire.process import ServerProcess
 from hookconf.wire.recording import Recording
 from hookconf.wire.transport import JsonObject
@@ -87,10 +87,10 @@ def connect(server: ServerConfig, timeout_s: float, spec_version: str = AUTO_SPE
 def _pinned_handshake(session: McpSession, revision: str) -> Connection:
     identity = session.initialize(offer=revision)
     warnings: tuple[str, ...] = ()
-    if identity.protocol_version != revision:
+    if identity.protocol_version != revision and not session.warnings:
         warnings = (f"Pinned to {revision}, but the server answered initialize with {identity.protocol_version}; "
                     f"graded as {identity.protocol_version}.",)
-    era = Era(identity.protocol_version, f"pinned with --spec-version {revision}", warnings)
+    era = Era(identity.protocol_version, f"pinned with --spec-version {revision}", (*session.warnings, *warnings))
     return Connection(session, era)
 
 
@@ -118,7 +118,7 @@ def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Conn
         return Connection(session, Era(STATELESS_REVISION, _detected(answer), _dual_era_warnings(answer)))
     if answer.exited is None:
         identity = session.initialize()
-        return Connection(session, Era(identity.protocol_version, _detected(answer)))
+        return Connection(session, Era(identity.protocol_version, _detected(answer), tuple(session.warnings)))
     session.close()
     fresh = open_session(server, timeout_s)
     try:
@@ -136,7 +136,7 @@ def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Conn
     warning = (f"The server {answer.exited} on the 2026-07-28 server/discover probe; a fresh instance was started "
                f"and graded as {identity.protocol_version} (handshake era). Pin --spec-version "
                f"{LATEST_HANDSHAKE_REVISION} to skip the probe.")
-    return Connection(fresh, Era(identity.protocol_version, _detected(answer), (warning,)))
+    return Connection(fresh, Era(identity.protocol_version, _detected(answer), (*fresh.warnings, warning)))
 
 
 def _detected(answer: ProbeAnswer) -> str:
@@ -198,6 +198,9 @@ def _probe_http(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
             # A cold start (a package fetched, a runtime warming up) can outlast one probe, and a rate limiter
             # can refuse one: a second probe grades such a server in its own era, not the handshake era.
             reply = _post_probe(main, timeout_s)
+    except httpx2.ConnectError as exc:
+        # Refused, DNS, TLS: initialize would meet the same wall (after a second DNS lookup, say).
+        raise ServerStartError(f"{connect_failure(main.url, exc)}; the server cannot be audited") from None
     except httpx2.HTTPError as exc:
         return ProbeAnswer(None, f"got no answer ({type(exc).__name__})")
     if reply is None:
