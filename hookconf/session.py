@@ -262,7 +262,7 @@ class McpSession:
         if isinstance(exc, ConnectionFailedError):
             message = f"{exc}; the server cannot be audited"
         elif isinstance(exc, NoUsableAnswerError):
-            message = f"server gave no usable answer to {method}: {exc}"
+            message = f"server gave no usable answer: {exc}"
         if self.process is not None:
             # The pipe breaks a moment before the exit status is known.
             code = self.process.exit_code(wait_s=1.0 if self.transport.closed_reason else 0.0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import IO
 
 from hookconf.errors import TransportClosedError
 from hookconf.wire.process import ServerProcess
@@ -26,6 +27,35 @@ def decode_line(line: bytes) -> tuple[str, str | None]:
         return text, f"invalid UTF-8 at byte offset {exc.start} of a {len(line)}-byte stdout line (bytes {bad})"
 
 
+def pump_lines(stream: IO[bytes], transport: Transport, max_line_bytes: int = MAX_LINE_BYTES) -> bool:
+    """Hand each line of `stream` to the transport until the stream ends (True), or until a line runs past
+    `max_line_bytes` (False: that is recorded as a framing fault, and the transport is closed)."""
+    while line := stream.readline(max_line_bytes + 1):
+        if len(line) > max_line_bytes and not line.endswith(b"\n"):
+            _oversized(transport, line, max_line_bytes)
+            return False
+        deliver_line(transport, line)
+    return True
+
+
+def deliver_line(transport: Transport, line: bytes) -> None:
+    """One line of stdout: checked for UTF-8, then handed on like any message."""
+    text, fault = decode_line(line)
+    if fault is not None:
+        transport.recording.add_fault(FRAMING, fault)
+    if text.strip():
+        transport.deliver(text)
+
+
+def _oversized(transport: Transport, start: bytes, max_line_bytes: int) -> None:
+    limit = f"{max_line_bytes // (1024 * 1024)} MiB" if max_line_bytes >= 1024 * 1024 else f"{max_line_bytes} bytes"
+    detail = (f"a stdout line longer than {limit} (it starts {start[:80].decode('utf-8', 'replace')!r}); "
+              "hookconf stopped reading stdout")
+    transport.recording.add("received", start[:4096].decode("utf-8", "replace"), None)
+    transport.recording.add_fault(FRAMING, detail)
+    transport.mark_closed(f"the server wrote {detail}")
+
+
 class StdioTransport(Transport):
     def __init__(self, process: ServerProcess, recording: Recording) -> None:
         super().__init__(recording)
@@ -38,30 +68,12 @@ class StdioTransport(Transport):
         stdout = self.process.popen.stdout
         assert stdout is not None
         try:
-            while line := stdout.readline(MAX_LINE_BYTES + 1):
-                if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
-                    self._oversized(line)
-                    return
-                self.deliver_line(line)
+            if not pump_lines(stdout, self):
+                return
         except (OSError, ValueError) as exc:  # the pipe was closed under the reader by close()
             self.mark_closed(f"stdout could not be read: {exc}")
             return
         self.mark_closed(self._end_of_stdout())
-
-    def deliver_line(self, line: bytes) -> None:
-        """One line of stdout: checked for UTF-8, then handed on like any message."""
-        text, fault = decode_line(line)
-        if fault is not None:
-            self.recording.add_fault(FRAMING, fault)
-        if text.strip():
-            self.deliver(text)
-
-    def _oversized(self, start: bytes) -> None:
-        detail = (f"a stdout line longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB "
-                  f"(it starts {start[:80].decode('utf-8', 'replace')!r}); hookconf stopped reading stdout")
-        self.recording.add("received", start[:4096].decode("utf-8", "replace"), None)
-        self.recording.add_fault(FRAMING, detail)
-        self.mark_closed(f"the server wrote {detail}")
 
     def _end_of_stdout(self) -> str:
         code = self.process.exit_code(wait_s=EXIT_AFTER_EOF_S)

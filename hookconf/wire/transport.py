@@ -256,6 +256,8 @@ class Transport(ABC):
 
     def send(self, message: JsonObject) -> None:
         raw = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        if not raw.isascii() and not _encodable(raw):  # a lone surrogate, e.g. in an id the server chose
+            raw = json.dumps(message, separators=(",", ":"))
         self._note_sent(message)
         self.recording.add("sent", raw, message)
         self.send_raw(raw)
@@ -285,6 +287,14 @@ class Transport(ABC):
 
 def _hashable(value: Any) -> bool:
     return isinstance(value, (str, int, float, type(None)))
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _looks_like_json(raw: str) -> bool:
