@@ -201,3 +201,39 @@ def test_no_answer_makes_an_exception_escape_the_negotiation() -> None:
     elapsed = time.monotonic() - started
     print(f"negotiation fuzz: {NEGOTIATION_ITERATIONS} iterations in {elapsed:.2f} s (seed {SEED})")
     assert elapsed < TIME_BUDGET_S
+
+
+# --- the rules, one frame at a time -------------------------------------------------------------------------
+def test_a_stray_log_line_ends_no_wait_and_is_no_jsonrpc_fault() -> None:
+    transport = LoopbackTransport()
+    waiting = transport._expect(1, "initialize")
+    transport.deliver("[info] listening on stdio")
+    assert not waiting.done()
+    assert transport.recording.faults() == []
+    transport.deliver('{"jsonrpc":"2.0","id":1,"result":{}}')
+    assert waiting.result() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+
+
+def test_an_unreadable_answer_fails_the_request_whose_id_it_names() -> None:
+    transport = LoopbackTransport()
+    first, second = transport._expect(1, "ping"), transport._expect(2, "tools/list")
+    transport.deliver('{"jsonrpc":"2.0","id":2,"result":{"tools":[' + "[" * 200 + "]" * 200 + "]}}")
+    assert not first.done()
+    with pytest.raises(HookconfError, match=r"request 2 \(tools/list\) could not be read: nested more than 128"):
+        second.result()
+    assert [f.kind for f in transport.recording.faults()] == ["json-rpc"]
+
+
+def test_a_response_to_no_request_answers_the_oldest_waiting_and_is_recorded() -> None:
+    transport = LoopbackTransport()
+    transport.send({"jsonrpc": "2.0", "id": 7, "method": "ping"})  # answered below, so not a stray id
+    first, second = transport._expect(8, "ping"), transport._expect(9, "ping")
+    transport.deliver('{"jsonrpc":"2.0","id":7,"result":{}}')  # late: ignored
+    transport.deliver('{"jsonrpc":"2.0","id":true,"result":{"n":1}}')  # true is not an id hookconf sent
+    transport.deliver('{"jsonrpc":"2.0","id":[9],"result":{"n":2}}')
+    assert first.result()["result"] == {"n": 1}
+    assert second.result()["result"] == {"n": 2}
+    details = [f.detail for f in transport.recording.faults("id-match")]
+    assert details == ["a response carried the id true, which matches no request; taken as the answer to "
+                       "request 8 (ping)", "a response carried the id [9], which matches no request; taken as "
+                       "the answer to request 9 (ping)"]

@@ -18,7 +18,7 @@ import httpx2
 from hookconf.errors import ConnectionFailedError, NoUsableAnswerError, ServerStartError
 from hookconf.wire.process import ServerProcess
 from hookconf.wire.recording import JSON_RPC, Recording
-from hookconf.wire.transport import Transport, parse_message
+from hookconf.wire.transport import Transport, meant_as_message, parse_message
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
@@ -168,8 +168,9 @@ class HttpTransport(Transport):
                     self._remember_events(events)
                 elif response.status_code != 202:
                     body = response.read().decode("utf-8", "replace")
-                    if body.strip():
-                        self.deliver(body, reply_to=request_id)
+                    refused = response.status_code >= FIRST_ERROR_STATUS
+                    if body.strip():  # an error page is no unreadable answer: the status says what happened
+                        self.deliver(body, reply_to=None if refused else request_id)
                 if response.status_code >= FIRST_ERROR_STATUS and request_id is not None:
                     self.refuse(request_id, NoUsableAnswerError(_status_text(response, body)))
         except httpx2.HTTPError as exc:
@@ -251,7 +252,7 @@ class HttpTransport(Transport):
         message, failure = parse_message(raw)
         if failure is not None:
             self.recording.add("received", raw, None)
-            if raw.lstrip()[:1] in ("{", "["):
+            if meant_as_message(raw):
                 self.recording.add_fault(JSON_RPC, f"an unreadable message ({failure}): {raw[:80]!r}")
             return None
         # Plain HTTP documents (a 401 body, auth metadata) are not MCP messages and are not recorded.

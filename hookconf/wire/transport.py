@@ -155,8 +155,9 @@ class Transport(ABC):
         message, failure = parse_message(raw)
         if failure is not None:
             self.recording.add("received", raw, None)
-            if _looks_like_json(raw):
-                self._unreadable(raw, failure, reply_to)
+            if meant_as_message(raw):
+                self.recording.add_fault(JSON_RPC, f"an unreadable message ({failure}): {raw[:SHOWN_CHARS]!r}")
+            self._unreadable(raw, failure, reply_to)
             return
         self.recording.add("received", raw, message)
         items = message if isinstance(message, list) else [message]
@@ -170,18 +171,15 @@ class Transport(ABC):
             self.recording.add_fault(JSON_RPC, "an empty batch []")
 
     def _unreadable(self, raw: str, reason: str, reply_to: Any) -> None:
-        """A message that looked like JSON but could not be decoded: fail the request it answered, if any."""
-        detail = f"an unreadable message ({reason}): {raw[:SHOWN_CHARS]!r}"
-        self.recording.add_fault(JSON_RPC, detail)
-        salvaged = SALVAGED_ID.search(raw[:4096])
+        """Text that could not be decoded: fail the request it answered, when that is certain: the one whose
+        POST it came back on, or the one whose id it names. A stray log line on stdout answers nothing."""
+        salvaged = SALVAGED_ID.search(raw[:4096]) if meant_as_message(raw) else None
         candidates = [reply_to] if reply_to is not None else []
         if salvaged is not None:
             with contextlib.suppress(ValueError):
                 candidates.append(json.loads(salvaged.group(1)))
         with self._lock:
             future = next((self._pending[c] for c in candidates if _hashable(c) and c in self._pending), None)
-            if future is None and reply_to is None:
-                future = self._oldest_waiting()  # stdio: a server answers in order
             method = self._method_of(future) if future is not None else ""
         if future is not None and not future.done():
             future.set_exception(NoUsableAnswerError(f"the answer to {method} could not be read: {reason}"))
@@ -297,9 +295,9 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def _looks_like_json(raw: str) -> bool:
-    """A line meant as a message (an object or a batch), not a stray log line such as "debug: starting"."""
-    return raw.lstrip()[:1] in ("{", "[")
+def meant_as_message(raw: str) -> bool:
+    """Text meant as a JSON-RPC message (or a batch), not a stray log line such as "[info] starting"."""
+    return raw.lstrip()[:1] in ("{", "[") and '"jsonrpc"' in raw[:4096]
 
 
 def _nested_deeper_than(message: Any, raw: str, limit: int) -> bool:
