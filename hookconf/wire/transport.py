@@ -9,7 +9,7 @@ import re
 import threading
 import time
 from abc import ABC, abstractmethod
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
@@ -181,8 +181,8 @@ class Transport(ABC):
         with self._lock:
             future = next((self._pending[c] for c in candidates if _hashable(c) and c in self._pending), None)
             method = self._method_of(future) if future is not None else ""
-        if future is not None and not future.done():
-            future.set_exception(NoUsableAnswerError(f"the answer to {method} could not be read: {reason}"))
+        if future is not None:
+            _settle(future, NoUsableAnswerError(f"the answer to {method} could not be read: {reason}"))
 
     def _oldest_waiting(self) -> Future[JsonObject] | None:
         """The earliest request still waiting for its answer (called with the lock held), or None."""
@@ -198,8 +198,8 @@ class Transport(ABC):
                 self.send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
             return
         future = self._waiter_for(message, reply_to)
-        if future is not None and not future.done():
-            future.set_result(message)
+        if future is not None:
+            _settle(future, message)
 
     def _waiter_for(self, message: JsonObject, reply_to: Any) -> Future[JsonObject] | None:
         """Who waits for this message: a request for its response, by id, or a caller for a notification."""
@@ -235,8 +235,8 @@ class Transport(ABC):
         """End the wait of one request with `error`, unless it already has its answer."""
         with self._lock:
             future = self._pending.get(request_id)
-        if future is not None and not future.done():
-            future.set_exception(error)
+        if future is not None:
+            _settle(future, error)
 
     def mark_closed(self, reason: str, error: type[TransportClosedError] = TransportClosedError) -> None:
         """The conversation is over: every wait ends with `error`, and so does every later request."""
@@ -245,8 +245,7 @@ class Transport(ABC):
                 self._closed_reason = reason
             waiting = list(self._pending.values())
         for future in waiting:
-            if not future.done():
-                future.set_exception(error(reason))
+            _settle(future, error(reason))
 
     @property
     def closed_reason(self) -> str | None:
@@ -281,6 +280,16 @@ class Transport(ABC):
     @abstractmethod
     def close(self) -> None:
         """End the conversation and release the server."""
+
+
+def _settle(future: Future[JsonObject], outcome: JsonObject | Exception) -> None:
+    """Give a waiting request its answer or its error, unless another thread (an HTTP POST, the closing
+    transport) was first."""
+    with contextlib.suppress(InvalidStateError):
+        if isinstance(outcome, Exception):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
 
 
 def _hashable(value: Any) -> bool:
