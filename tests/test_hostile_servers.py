@@ -128,14 +128,18 @@ def test_responses_with_unknown_ids_fail_the_id_match_check_naming_them() -> Non
     assert elapsed < PROMPT_S
 
 
-def test_an_invalid_protocol_version_fails_its_check_in_a_full_report() -> None:
-    report, _ = audit("--bad-version", "2025-13-45", only=("lifecycle-proto-version", "lifecycle-ping"))
+@pytest.mark.parametrize(("answered", "why"), [
+    ("2025-13-45", "is not a published revision"),
+    ("2026-07-28", "is a stateless revision, which has no initialize"),
+])
+def test_an_invalid_protocol_version_fails_its_check_in_a_full_report(answered: str, why: str) -> None:
+    report, _ = audit("--bad-version", answered, only=("lifecycle-proto-version", "lifecycle-ping"))
     version = result(report, "lifecycle-proto-version")
     assert version.status is Status.FAIL
-    assert "2025-13-45" in str(version.details)
+    assert f"protocolVersion {answered} {why}" in str(version.details)
     assert result(report, "lifecycle-ping").status is Status.PASS  # the audit went on
     assert report.server.protocol_version == "2025-11-25"
-    assert any('protocolVersion "2025-13-45"' in warning for warning in report.warnings)
+    assert any(f'protocolVersion "{answered}"' in warning for warning in report.warnings)
 
 
 # --- HTTP: errors at once -----------------------------------------------------------------------------------

@@ -237,3 +237,15 @@ def test_a_response_to_no_request_answers_the_oldest_waiting_and_is_recorded() -
     assert details == ["a response carried the id true, which matches no request; taken as the answer to "
                        "request 8 (ping)", "a response carried the id [9], which matches no request; taken as "
                        "the answer to request 9 (ping)"]
+
+
+def test_an_unreadable_answer_to_a_raw_line_is_silence_from_a_server_that_still_serves() -> None:
+    def answers(message: JsonObject) -> list[str]:
+        if message.get("method") == "ping":
+            return [json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {}})]
+        return ['{"jsonrpc":"2.0","id":"raw-1","error":{"code":-32601,"message":"cut']
+
+    transport = LoopbackTransport(answers)
+    raw = json.dumps({"jsonrpc": "2.0", "id": "raw-1", "method": "no/such"})
+    assert transport.send_then_ping(raw, "raw-1", timeout_s=1.0) is None
+    assert "not JSON" in transport.recording.faults("json-rpc")[0].detail

@@ -120,6 +120,10 @@ class Transport(ABC):
             return answer.result(timeout=grace)
         except FutureTimeout:
             return None
+        except NoUsableAnswerError:
+            if not answer.done():
+                raise  # the ping's own answer was unusable
+            return None  # the raw line's answer could not be read (a fault the checks judge); the server serves
         finally:
             self._forget(expect_id)
             with self._lock:

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from hookconf import HANDSHAKE_REVISIONS, __version__
+from hookconf import HANDSHAKE_REVISIONS, STATELESS_REVISIONS, __version__
 from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
     Category,
@@ -62,6 +62,9 @@ def check_proto_version(ctx: ComplianceContext) -> Outcome:
     version = _init_result(ctx).get("protocolVersion")
     if not isinstance(version, str) or not DATE_VERSION.match(version):
         return failed(f"protocolVersion {version!r} is not a YYYY-MM-DD string")
+    if version in STATELESS_REVISIONS:
+        return failed(f"protocolVersion {version} is a stateless revision, which has no initialize; an initialize "
+                      f"is answered with a handshake revision ({', '.join(HANDSHAKE_REVISIONS)})")
     if version not in HANDSHAKE_REVISIONS:
         return failed(f"protocolVersion {version} is not a published revision ({', '.join(HANDSHAKE_REVISIONS)})")
     return passed(f"negotiated {version}")
