@@ -305,6 +305,7 @@ def target_spec(reference: str) -> Iterator[ServerSpec]:
     from hookconf.fleet.install import INSTALLERS
     from hookconf.fleet.manifest import load_targets
     from hookconf.fleet.worker import audit_config, placeholder_values, run_setup
+    from hookconf.wire.sandbox import audit_sandbox
 
     manifest, _, server_version = reference.rpartition(":")
     server, _, version = server_version.partition("@")
@@ -317,10 +318,13 @@ def target_spec(reference: str) -> Iterator[ServerSpec]:
     workdir = Path(tempfile.mkdtemp(prefix="probe-"))
     try:
         values = placeholder_values(target, workdir, installed)
-        run_setup(target, values, workdir)
         config = audit_config(target, values, installed).server
-        yield ServerSpec([config.command, *config.args] if config.command else [], clean_environment(dict(config.env)),
-                         Path(config.cwd) if config.cwd else workdir, config.url, dict(config.headers))
+        with audit_sandbox(config) as sandbox:  # its own HOME and TMPDIR, as in a fleet run
+            run_setup(target, values, workdir, sandbox.environment() if sandbox else None)
+            config = sandbox.applied_to_server(config) if sandbox else config
+            yield ServerSpec([config.command, *config.args] if config.command else [],
+                             clean_environment(dict(config.env)), Path(config.cwd) if config.cwd else workdir,
+                             config.url, dict(config.headers))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

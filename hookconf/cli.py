@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from hookconf.config import AuditConfig
     from hookconf.report.model import Report
     from hookconf.wire.process import ServerProcess
+    from hookconf.wire.sandbox import Sandbox
 
 GRADES = ("A", "B", "C", "D", "F")
 
@@ -81,6 +82,9 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     check.add_argument("--tool", help="audit only the tool with this name")
     check.add_argument("--tries", type=int, help="identical calls per tool (2..50); overrides the config")
     check.add_argument("--badge", type=Path, metavar="PATH", help="also write an SVG badge with grade and score")
+    check.add_argument("--keep-workdir", action="store_true",
+                       help="keep the audit's sandbox (the server's HOME, TMPDIR and XDG directories) and print "
+                            "where it is")
     check.add_argument("--baseline", type=Path, metavar="FILE",
                        help="expected failures (JSON; 'hookconf baseline write' makes one): they do not fail the "
                             "run, and an entry that now passes does")
@@ -118,16 +122,22 @@ def run_check(args: argparse.Namespace) -> int:
     from hookconf.config import load_config
     from hookconf.report.baseline import apply_baseline, load_baseline
     from hookconf.wire.process import start_server
+    from hookconf.wire.sandbox import audit_sandbox
 
     config = _with_overrides(load_config(args.config), args)
     baseline = load_baseline(args.baseline) if args.baseline is not None else None
-    # Servers take 0.3-1.2 s to boot: spawn it first, so that it boots while the audit stack imports.
-    process = start_server(config.server)
-    try:
-        report = _audit(config, args, process)
-    finally:
-        if process is not None:
-            process.stop()  # a no-op once the audit has stopped it
+    with audit_sandbox(config.server, keep=args.keep_workdir) as sandbox:
+        if sandbox is not None:
+            config = sandbox.applied(config)
+        # Servers take 0.3-1.2 s to boot: spawn it first, so that it boots while the audit stack imports.
+        process = start_server(config.server)
+        try:
+            report = _audit(config, args, process, sandbox)
+        finally:
+            if process is not None:
+                process.stop()  # a no-op once the audit has stopped it
+    if sandbox is not None and args.keep_workdir:
+        print(f"hookconf: the server's sandbox is kept at {sandbox.root}", file=sys.stderr)
     from hookconf.report.formats import render, wants_colour
 
     if args.tool is not None and not report.tools:
@@ -141,7 +151,8 @@ def run_check(args: argparse.Namespace) -> int:
     return _exit_code(report, args)
 
 
-def _audit(config: AuditConfig, args: argparse.Namespace, process: ServerProcess | None) -> Report:
+def _audit(config: AuditConfig, args: argparse.Namespace, process: ServerProcess | None,
+           sandbox: Sandbox | None) -> Report:
     from hookconf.checks.compliance.catalog import unknown_selectors
     from hookconf.compliance_runner import ComplianceOptions
     from hookconf.runner import RunOptions, run_audit
@@ -151,7 +162,8 @@ def _audit(config: AuditConfig, args: argparse.Namespace, process: ServerProcess
         raise ConfigError(f"--only/--skip: unknown category or check id {', '.join(unknown)}; see 'hookconf list'")
     suites = tuple(args.suite) if args.suite else ALL_SUITES
     compliance = ComplianceOptions(only=args.only, skip=args.skip, lighthouse_profile=args.profile == "lighthouse")
-    return run_audit(config, RunOptions(suites=suites, tool=args.tool, compliance=compliance), process)
+    return run_audit(config, RunOptions(suites=suites, tool=args.tool, compliance=compliance, sandbox=sandbox),
+                     process)
 
 
 def _exit_code(report: Report, args: argparse.Namespace) -> int:

@@ -70,22 +70,30 @@ def gate(check: ComplianceCheck, ctx: ComplianceContext) -> str | None:
     return None
 
 
-def prepare_compliance(config: AuditConfig, session: McpSession, options: ComplianceOptions) -> ComplianceRun:
+def prepare_compliance(config: AuditConfig, session: McpSession, options: ComplianceOptions,
+                       spare_early: bool = True) -> ComplianceRun:
     """Plan the checks and start the spare server for the fresh-session ones, so that it boots while the
-    hook suites run. The caller runs it with run_compliance and, either way, closes it with finish."""
+    hook suites run (with `spare_early`; otherwise while the first compliance checks run). The caller
+    runs it with run_compliance and, either way, closes it with finish."""
     identity = session.identity
     assert identity is not None, "the session is initialized before compliance checks run"
     ctx = ComplianceContext(config, session, identity.protocol_version,
                             auth_configured=any(k.lower() == "authorization" for k in config.server.headers))
     run = ComplianceRun(ctx=ctx, planned=planned_checks(options), options=options,
                         compliance=_empty_grade(ctx.revision), sessions=[session])
-    if any(check.fresh_session and gate(check, ctx) is None for check in run.planned):
-        ctx.start_spare()
+    if spare_early:
+        _start_spare(run)
     return run
+
+
+def _start_spare(run: ComplianceRun) -> None:
+    if any(check.fresh_session and gate(check, run.ctx) is None for check in run.planned):
+        run.ctx.start_spare()
 
 
 def run_compliance(run: ComplianceRun) -> ComplianceRun:
     try:
+        _start_spare(run)  # a no-op when it is already up
         by_id = {check.id: _run_one(check, run.ctx, run) for check in run.planned}
     finally:
         run.finish()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,7 @@ from hookconf.wire.transport import JsonObject
 STATELESS_ERROR_CODES = (-32020, -32021, -32022)  # header mismatch, missing client capability, unsupported version
 PROBE_ID = "hookconf-era-probe"
 STDERR_LINES = 5
+LATE_ANSWER_POLL_S = 0.02
 
 
 @dataclass(frozen=True)
@@ -117,8 +119,7 @@ def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Conn
         session.discover(answered=None if isinstance(session.transport, HttpTransport) else answer.response)
         return Connection(session, Era(STATELESS_REVISION, _detected(answer), _dual_era_warnings(answer)))
     if answer.exited is None:
-        identity = session.initialize()
-        return Connection(session, Era(identity.protocol_version, _detected(answer), tuple(session.warnings)))
+        return _handshake_or_late_discover(session, answer)
     session.close()
     fresh = open_session(server, timeout_s)
     try:
@@ -137,6 +138,33 @@ def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Conn
                f"and graded as {identity.protocol_version} (handshake era). Pin --spec-version "
                f"{LATEST_HANDSHAKE_REVISION} to skip the probe.")
     return Connection(fresh, Era(identity.protocol_version, _detected(answer), (*fresh.warnings, warning)))
+
+
+def _handshake_or_late_discover(session: McpSession, answer: ProbeAnswer) -> Connection:
+    """Initialize, unless the server refuses it having answered the probe late: a server that handles requests
+    concurrently can answer the ping before a slow server/discover, and then serves the era that answer chose."""
+    try:
+        identity = session.initialize()
+    except ServerStartError:
+        late = _late_probe_answer(session) if answer.response is None else None
+        if late is None or not ProbeAnswer(late, "").stateless:
+            raise
+        session.discover(answered=late)
+        detection = f"{_detected(ProbeAnswer(late, _describe(late)))} (answered after the ping that followed it)"
+        return Connection(session, Era(STATELESS_REVISION, detection, _dual_era_warnings(ProbeAnswer(late, ""))))
+    return Connection(session, Era(identity.protocol_version, _detected(answer), tuple(session.warnings)))
+
+
+def _late_probe_answer(session: McpSession) -> JsonObject | None:
+    """The answer to the era probe, arriving after the probe stopped waiting, within the timeout; or None."""
+    deadline = time.monotonic() + session.timeout_s
+    while True:
+        received = (entry.message for entry in session.transport.recording.received())
+        late = next((message for message in received if isinstance(message, dict) and message.get("id") == PROBE_ID
+                     and ("result" in message or "error" in message)), None)
+        if late is not None or time.monotonic() >= deadline or not session.server_alive():
+            return late
+        time.sleep(LATE_ANSWER_POLL_S)
 
 
 def _detected(answer: ProbeAnswer) -> str:

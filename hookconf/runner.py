@@ -11,7 +11,7 @@ from hookconf import ALL_SUITES, COMPLIANCE_SUITE, HOOK_SUITES, __version__
 from hookconf.checks import SUITES
 from hookconf.checks.arguments import generated_arguments
 from hookconf.checks.call_errors import disguised_error
-from hookconf.checks.context import ToolContext, is_destructive, missing_annotations
+from hookconf.checks.context import ToolContext, missing_annotations, skip_reason
 from hookconf.checks.registry import (
     ERROR_IN_DISGUISE,
     FINDINGS,
@@ -31,6 +31,8 @@ from hookconf.report.model import (
     Report,
     Resources,
     ResultEntry,
+    SandboxChange,
+    SandboxDelta,
     ServerInfo,
     ToolEntry,
     ToolInfo,
@@ -41,6 +43,7 @@ from hookconf.scoring import server_score, tool_score
 from hookconf.session import McpSession, close_together
 from hookconf.verdicts import Status
 from hookconf.wire.process import ServerProcess
+from hookconf.wire.sandbox import LISTED_CHANGES, CallWatch, Sandbox
 from hookconf.wire.transport import JsonObject
 
 
@@ -63,6 +66,7 @@ class RunOptions:
     tool: str | None = None
     compliance: ComplianceOptions = field(default_factory=ComplianceOptions)
     listeners: Sequence[RunListener] = field(default_factory=tuple)
+    sandbox: Sandbox | None = None  # the audit's sandbox, whose changes are reported per tool
 
 
 @dataclass(frozen=True)
@@ -84,12 +88,12 @@ def plan_tool(tool: JsonObject, config: AuditConfig) -> ToolPlan:
     else:
         arguments, note = generated_arguments(tool.get("inputSchema"))
         source = "generated"
-    if not is_destructive(tool) or name in config.allow_destructive:
+    reason = skip_reason(tool)
+    if reason is None or name in config.allow_destructive:
         return ToolPlan(tool, arguments, source, True, note)
     missing = missing_annotations(tool)
     if not missing:
-        return ToolPlan(tool, arguments, source, False,
-                        "not called: annotated destructiveHint: true; allowDestructive opts it in")
+        return ToolPlan(tool, arguments, source, False, reason)
     # the spec's default (destructiveHint: true) and allowDestructive are in ANNOT-001's explanation
     note = f"no {'/'.join(missing)} annotation: not called, hook readiness unknown; annotate it"
     return ToolPlan(tool, arguments, source, False, note, NOT_ANNOTATED.code)
@@ -112,8 +116,13 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
     compliance: ComplianceRun | None = None
     try:
         if COMPLIANCE_SUITE in options.suites and COMPLIANCE_SUITE in config.suites:
-            compliance = prepare_compliance(config, session, options.compliance)
-        tools = selected_tools(_listed_tools(session, warnings), config, options.tool)
+            # a spare server booting while tools are watched would write into the sandbox in their name
+            watched = options.sandbox is not None and bool(_selected_suites(config, options))
+            compliance = prepare_compliance(config, session, options.compliance, spare_early=not watched)
+        listed, listing_error = _listed_tools(session)
+        if listing_error is not None:
+            warnings.append(f"No tools audited: {listing_error}")
+        tools = selected_tools(listed, config, options.tool)
         for listener in options.listeners:
             listener.started(config.server.name, len(tools))
         entries, tool_entries = _audit_tools(session, tools, config, options)
@@ -151,24 +160,24 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
         era=era.name,
         detection=era.detection,
         warnings=warnings,
+        listingError=listing_error,
     )
     for listener in options.listeners:
         listener.finished(report)
     return report
 
 
-def _listed_tools(session: McpSession, warnings: list[str]) -> list[JsonObject]:
-    """The server's tools. A run pinned to 2026-07-28 against a server that does not speak it grades the
-    compliance checks anyway, so there a failed listing leaves the hook suites without tools instead of
-    ending the audit."""
+def _listed_tools(session: McpSession) -> tuple[list[JsonObject], str | None]:
+    """The server's tools, and why listing them failed. A run pinned to 2026-07-28 against a server that does
+    not speak it grades the compliance checks anyway, so there a failed listing leaves the hook suites without
+    tools instead of ending the audit."""
     try:
-        return session.list_tools()
+        return session.list_tools(), None
     except ServerStartError as exc:
         identity = session.identity
         if identity is None or not identity.stateless or identity.discover_result:
             raise
-        warnings.append(f"No tools audited: {exc}")
-        return []
+        return [], str(exc)
 
 
 def _audit_tools(
@@ -182,6 +191,7 @@ def _audit_tools(
         plan = plan_tool(tool, config)
         ctx = ToolContext(tool, plan.arguments, config, session, config.probe_for(str(tool.get("name"))))
         ctx.server_stuck = stuck
+        ctx.sandbox = CallWatch(options.sandbox) if options.sandbox is not None else None
         outcomes = [_run_suite(suite, ctx, plan, session) for suite in suites]
         stuck = ctx.server_stuck
         disguised = _disguised_error_outcome(ctx)
@@ -204,7 +214,18 @@ def _tool_entry(ctx: ToolContext, plan: ToolPlan, outcomes: list[SuiteResult]) -
     return ToolEntry(
         name=ctx.name, score=tool_score(outcomes) if called else None, calls=0,
         arguments=plan.arguments, argumentsSource=plan.arguments_source, note=plan.note,
-        called=called, scoredSuites=scored,
+        called=called, scoredSuites=scored, sandbox=sandbox_delta(ctx.sandbox),
+    )
+
+
+def sandbox_delta(watch: CallWatch | None) -> SandboxDelta | None:
+    if watch is None or not watch.watched:
+        return None
+    changes = watch.changes()
+    return SandboxDelta(
+        created=sum(c.change == "created" for c in changes), changed=sum(c.change == "changed" for c in changes),
+        removed=sum(c.change == "removed" for c in changes),
+        changes=[SandboxChange(path=c.path, change=c.change, size=c.size) for c in changes[:LISTED_CHANGES]],
     )
 
 

@@ -281,6 +281,33 @@ def test_grade_counts_only_what_was_measured() -> None:
     assert prompts.score is None
 
 
+@pytest.mark.parametrize(("defect", "status", "says"), [
+    ("ungated-prompts", "fail", "prompts/list listed 1 item ('greet') although the prompts capability is not declared"),
+    ("ungated-empty-prompts", "advice", "prompts/list was answered with an empty prompts list"),
+    (None, "pass", "prompts/list (not declared) rejected with error -32601"),
+])
+def test_an_undeclared_capability_fails_only_when_the_server_serves_its_items(
+        defect: str | None, status: str, says: str) -> None:
+    # "Servers that support prompts MUST declare the prompts capability"; no sentence asks a server to refuse
+    # a method of a capability it did not declare, so an empty answer is advice
+    args = ["--no-prompts", *(["--defect", defect] if defect else [])]
+    verdict_status, details = verdict(compliance_audit(stdio_server(SCRIPT, *args), only=["errors"]),
+                                      "error-capability-gated")
+    assert (verdict_status, says in details) == (status, True), details
+    if status == "fail":
+        assert "Servers that support prompts MUST declare the `prompts` capability" in details
+
+
+@pytest.mark.http
+def test_a_guessable_session_id_is_a_warning_on_the_spec_should() -> None:
+    server = http_server(SCRIPT)
+    server["args"] = [*server["args"], "--defect", "http-weak-session-id"]
+    status, details = verdict(compliance_audit(server, only=["security-session-entropy"]), "security-session-entropy")
+    assert status == "warn", details
+    assert details.startswith("session id '1' is short or guessable; the spec: ")
+    assert "The session ID SHOULD be globally unique and cryptographically secure" in details
+
+
 def test_lighthouse_profile_reports_its_five_categories() -> None:
     report = compliance_audit(stdio_server(SCRIPT, "--defect", "no-ping"), lighthouse_profile=True)
     assert report.compliance is not None

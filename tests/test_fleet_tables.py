@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from hookconf import __version__
 from hookconf.cli import main
 from hookconf.fleet.store import FleetStore
+from hookconf.fleet.tables import listed_tools
 from hookconf.fleet.worker import Outcome, OutcomeKind
 from hookconf.report.model import Report, ResultEntry, ServerInfo, ToolEntry, ToolInfo, summarize
 from hookconf.verdicts import Status
@@ -19,10 +21,12 @@ from tests.test_fleet_run import markdown_rows
 WIDE_BEFORE = [f"t{n:02d}" for n in range(90)]
 WIDE_AFTER = WIDE_BEFORE[:11]  # the release that dropped 79 of its 90 tools
 DROPPED = WIDE_BEFORE[11:]
-LISTING_FAILED = "No tools audited: tools/list answered -32601 Method not found"
+LISTING_ERROR = "tools/list answered -32601 Method not found"
+OLD_LISTING_WARNING = f"No tools audited: {LISTING_ERROR}"  # all that reports before schema 1.3 said
 
 
-def report(tools: Sequence[str], verdicts: Sequence[tuple[str, str, Status]] = (), warnings: Sequence[str] = ()) -> str:
+def report(tools: Sequence[str], verdicts: Sequence[tuple[str, str, Status]] = (), warnings: Sequence[str] = (),
+           listing_error: str | None = None) -> str:
     """A report as `hookconf check` writes it: these tools listed, these (suite, tool, status) results."""
     results = [ResultEntry(suite=suite, tool=tool, status=status, code=None, title=None, details="", durationMs=1.0)
                for suite, tool, status in verdicts]
@@ -34,14 +38,22 @@ def report(tools: Sequence[str], verdicts: Sequence[tuple[str, str, Status]] = (
         tools=[ToolEntry(name=name, score=None, calls=0, arguments={}, argumentsSource="generated")
                for name in tools],
         results=results, resources=None, schemaViolations=[], summary=summarize(results), durationMs=10.0,
-        warnings=list(warnings),
+        warnings=list(warnings), listingError=listing_error,
     )
     return built.to_json()
 
 
+def report_before_listing_error(tools: Sequence[str], warnings: Sequence[str]) -> str:
+    """A report as hookconf wrote it before `listingError` existed (schema 1.2)."""
+    data = json.loads(report(tools, warnings=warnings))
+    del data["listingError"]
+    return json.dumps({**data, "schemaVersion": "1.2"})
+
+
 @pytest.fixture(scope="module")
 def known_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """wide 1.0 -> 2.0 drops 79 tools; unlisted 2.0 could not list its tools; narrow has one version."""
+    """wide 1.0 -> 2.0 drops 79 tools; unlisted 2.0 could not list its tools (and says so in listingError, its
+    warning worded otherwise), legacy 2.0 too (in an older report, by its warning only); narrow has one version."""
     store = tmp_path_factory.mktemp("tables") / "hookconf.sqlite"
     audits = {
         ("wide", "1.0"): report(WIDE_BEFORE),
@@ -50,7 +62,9 @@ def known_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
             ("latency", "t00", Status.INDETERMINATE), ("latency", "t01", Status.SKIP)]),
         ("narrow", "1.0"): report(["a"], [("idempotency", "a", Status.FAIL), ("latency", "a", Status.PASS)]),
         ("unlisted", "1.0"): report(["x", "y"]),
-        ("unlisted", "2.0"): report([], warnings=[LISTING_FAILED]),
+        ("unlisted", "2.0"): report([], warnings=["the tools could not be read"], listing_error=LISTING_ERROR),
+        ("legacy", "1.0"): report(["p"]),
+        ("legacy", "2.0"): report_before_listing_error([], warnings=[OLD_LISTING_WARNING]),
     }
     with FleetStore(store) as fleet:
         for (server, version), report_json in audits.items():
@@ -85,6 +99,18 @@ def test_a_release_that_dropped_most_tools_says_how_many_and_which(known_report:
 def test_a_release_whose_tools_could_not_be_listed_is_not_said_to_drop_them(known_report: Path) -> None:
     unlisted = regressions(known_report)["unlisted"]
     assert (unlisted["tools"], unlisted["added"], unlisted["removed"]) == ("2 → -", "", "")
+    legacy = regressions(known_report)["legacy"]
+    assert (legacy["tools"], legacy["added"], legacy["removed"]) == ("1 → -", "", "")
+
+
+def test_the_listing_error_decides_whether_the_tools_are_known_and_old_reports_fall_back_to_the_warning() -> None:
+    def listed(report_json: str) -> tuple[str, ...] | None:
+        return listed_tools(json.loads(report_json))
+
+    assert listed(report([], warnings=["worded in any way"], listing_error=LISTING_ERROR)) is None
+    assert listed(report(["a"], warnings=[OLD_LISTING_WARNING])) == ("a",)  # the field, not the text, decides
+    assert listed(report_before_listing_error([], warnings=[OLD_LISTING_WARNING])) is None
+    assert listed(report_before_listing_error(["b", "a"], warnings=[])) == ("a", "b")
 
 
 def test_terminal_names_the_first_dropped_tools(run_cli: Callable[..., CliRun], known_store: Path,

@@ -146,13 +146,15 @@ def test_no_tool_called_means_no_score(unannotated_report: Report) -> None:
 
 def test_new_codes_are_listed_and_explained(run_cli: Callable[..., CliRun]) -> None:
     rows = {line.split()[0]: line.split()[1:3] for line in run_cli("list").stdout.split("\n\n")[0].splitlines()[1:]}
-    assert rows["ANNOT-001"] == ["*", "SKIP"]
+    assert rows["ANNOT-001"] == ["*", "ADVICE"]  # its tools' suites skip; the finding itself is advice
     assert rows["CALL-003"] == ["protocol", "WARN"]
     assert rows["CALL-004"] == ["*", "INDETERMINATE"]
     explained = run_cli("explain", "CALL-003").stdout
     assert "SHOULD be reported inside the result object, with `isError` set to true" in explained
     assert "https://modelcontextprotocol.io/specification/2025-11-25/schema#calltoolresult" in explained
-    assert "never counted against the server" in run_cli("explain", "annot-001").stdout
+    annotation = run_cli("explain", "annot-001").stdout
+    assert "never counted against the server" in annotation
+    assert "severity: ADVICE" in annotation
 
 
 def stored(version: str, report: dict[str, Any]) -> StoredAudit:
@@ -248,3 +250,88 @@ def test_a_series_with_one_disguised_error_cannot_be_judged() -> None:
 ])
 def test_describes_changes(description: str, changes: bool) -> None:
     assert describes_changes(description) is changes
+
+
+# --- a tool that writes without destroying, and a timeout behind a backend out of reach ---------------------
+
+def test_a_tool_not_annotated_read_only_is_not_called_even_when_it_destroys_nothing() -> None:
+    config = parse_config({"server": stdio_server("hook_edge_server.py", "--additive"), "tries": 3,
+                           "timeoutMs": 5000, "toolFilter": ["create_note"]})
+    report = run_audit(config, RunOptions(suites=HOOK_SUITES))
+    for suite in CALLING_SUITES:
+        entry = outcome(report, "create_note", suite)
+        assert (entry.status, entry.code) == ("skip", None), entry.details
+        assert entry.details == ("not called: not annotated readOnlyHint: true (it may write; destructiveHint: "
+                                 "false only says it does not destroy); allowDestructive opts it in")
+    tool = next(t for t in report.tools if t.name == "create_note")
+    assert (tool.calls, tool.called, tool.score) == (0, False, None)
+
+
+def test_allow_destructive_opts_in_a_tool_that_destroys_nothing() -> None:
+    config = parse_config({"server": stdio_server("hook_edge_server.py", "--additive"), "tries": 3,
+                           "timeoutMs": 5000, "toolFilter": ["create_note"], "allowDestructive": ["create_note"]})
+    report = run_audit(config, RunOptions(suites=HOOK_SUITES))
+    assert outcome(report, "create_note", "idempotency").status == "pass"
+    assert next(t for t in report.tools if t.name == "create_note").called
+
+
+def test_a_timeout_after_an_unreachable_backend_is_the_sandbox_not_latency() -> None:
+    # the first call fails on DNS, the next hangs past timeoutMs: a resolver that stalls, as notion's did
+    config = parse_config({"server": stdio_server("hook_edge_server.py", "--dns-stall"), "tries": 3,
+                           "timeoutMs": 1500, "toolFilter": ["lookup_host"]})
+    report = run_audit(config, RunOptions(suites=HOOK_SUITES))
+    entry = outcome(report, "lookup_host", "latency")
+    assert (entry.status, entry.code) == ("indeterminate", "CALL-004"), entry.details
+    assert entry.details == ("a call got no answer within timeoutMs (1500 ms), and the server could not reach a "
+                             "backend (Error executing tool lookup_host: getaddrinfo ENOTFOUND api.example.com); "
+                             "hookconf audits offline, so this says nothing about the server itself")
+    assert not [r for r in report.results if r.code == "LAT-001"]
+
+
+def test_a_timeout_with_no_backend_error_still_fails_the_budget() -> None:
+    config = parse_config({"server": stdio_server("broken_server.py"), "tries": 3, "timeoutMs": 1500,
+                           "toolFilter": ["hang_forever"]})
+    entry = outcome(run_audit(config, RunOptions(suites=("latency",))), "hang_forever", "latency")
+    assert (entry.status, entry.code) == ("fail", "LAT-001")
+    assert entry.details == "a call got no answer within timeoutMs (1500 ms); the tool is not called again"
+
+
+@pytest.mark.parametrize("tool", ["open_document", "list_columns"])
+def test_an_answer_that_the_named_thing_does_not_exist_is_an_error(tool: str) -> None:
+    config = parse_config({"server": stdio_server("hook_edge_server.py", "--not-found"), "tries": 3,
+                           "timeoutMs": 5000, "toolFilter": [tool]})
+    report = run_audit(config, RunOptions(suites=HOOK_SUITES))
+    for suite in COMPARING_SUITES:
+        entry = outcome(report, tool, suite)
+        assert (entry.status, entry.code) == ("indeterminate", "CALL-001"), entry.details
+    (warning,) = entries(report, tool, "CALL-003")
+    assert warning.status == "warn"
+    assert "not exist" in warning.details or "not found" in warning.details
+
+
+# office-word and motherduck (the corpus), with the arguments hookconf generated for them
+@pytest.mark.parametrize(("text", "arguments"), [
+    ("Document hookconf.docx does not exist", {"filename": "hookconf"}),
+    ("Document hookconf does not exist", {"filename": "hookconf"}),
+    ('{"valid":false,"message":"Document hookconf.docx does not exist","report":{}}', {"filename": "hookconf"}),
+    ('{\n  "success": false,\n  "database": "memory",\n  "schema": "main",\n  "table": "hookconf",\n  "error": '
+     '"Table or view not found: memory.main.hookconf",\n  "errorType": "NotFoundError"\n}', {"table": "hookconf"}),
+    ('{"success": false, "error": "Document hookconf.docx does not exist"}', {"filename": "hookconf"}),
+])
+def test_errors_saying_the_named_thing_is_missing_are_recognised(text: str, arguments: dict[str, Any]) -> None:
+    assert disguised_error(text_outcome(text), arguments) is not None
+
+
+@pytest.mark.parametrize(("text", "arguments"), [
+    ("No Word documents found in .", {}),  # office-word list_available_documents: an empty listing
+    ('{"success": true, "database": "memory", "schema": "all", "tables": [], "tableCount": 0}', {}),
+    ('{"success": false, "database": "memory", "tables": []}', {}),  # no error named
+    ('{"query": "hookconf", "suggestions": []}', {"query": "hookconf"}),
+    ("Document report.docx does not exist", {"filename": "hookconf"}),  # not the thing the call named
+    ("File hookconf not found", {}),  # no argument to name
+    ("Loaded the settings.\nhookconf.toml not found, defaults used.", {"path": "hookconf"}),  # a log, not an answer
+    ("Checks whether a document exists: hookconf.docx exists", {"filename": "hookconf"}),
+])
+def test_answers_that_do_not_say_the_named_thing_is_missing_are_not_errors(text: str,
+                                                                           arguments: dict[str, Any]) -> None:
+    assert disguised_error(text_outcome(text), arguments) is None

@@ -23,7 +23,7 @@ from hookconf.report import github, html, human, junit, markdown, sarif
 from hookconf.report.badge import render as render_badge
 from hookconf.report.baseline import BaselineFile, ExpectedFailure, apply_baseline
 from hookconf.report.formats import wants_colour
-from hookconf.report.model import SCHEMA_VERSION, Report, ResultEntry
+from hookconf.report.model import SCHEMA_VERSION, Report, ResultEntry, summarize
 from hookconf.runner import RunOptions, run_audit
 from hookconf.verdicts import Status
 from tests.conftest import CliRun, stdio_server
@@ -231,6 +231,51 @@ def test_html_page_renders_in_headless_chromium(report: Report, tmp_path: Path) 
     data = screenshot.read_bytes()
     assert data.startswith(b"\x89PNG\r\n\x1a\n")
     assert len(data) > 20_000  # a blank 1200x900 page compresses to a few KB
+
+
+# --- advice in every format ------------------------------------------------------------------------
+
+ADVICE_TEXT = "the tool has no title (advice marker 7f3a)"
+
+
+def with_advice(report: Report) -> Report:
+    """The report as if its first passing compliance check had given advice."""
+    assert report.compliance is not None
+    index = next(i for i, e in enumerate(report.results) if e.suite == "compliance" and e.status is Status.PASS)
+    results = list(report.results)
+    results[index] = results[index].model_copy(update={"status": Status.ADVICE, "details": ADVICE_TEXT})
+    categories = [c.model_copy(update={"advice": 1}) if c.name == results[index].category else c
+                  for c in report.compliance.categories]
+    compliance = report.compliance.model_copy(update={"categories": categories})
+    return report.model_copy(update={"results": results, "summary": summarize(results), "compliance": compliance})
+
+
+def test_every_format_shows_advice_apart_from_problems(report: Report) -> None:
+    advised = with_advice(report)
+    entry = next(e for e in advised.results if e.status is Status.ADVICE)
+    page = html.render(advised)
+    text = " ".join(parse_page(page).text)
+    findings, advice = text.split("Findings", 1)[1].split("Advice", 1)
+    assert ADVICE_TEXT not in findings
+    assert ADVICE_TEXT in advice
+    assert "never counted as a problem" in advice
+    assert 'class="status s-advice"' in page
+    assert "<th>advice</th>" in page  # the category table counts it
+
+    case = next(c for c in ET.fromstring(junit.render(advised)).iter("testcase")
+                if c.findtext("system-out", "").startswith(f"ADVICE {entry.id}"))
+    assert case.find("failure") is None  # the testcase passes
+    assert case.find("skipped") is None
+    assert ADVICE_TEXT in case.findtext("system-out", "")
+    assert [(p.get("name"), p.get("value")) for p in case.iter("property")] == [("advice", ADVICE_TEXT)]
+
+    text = markdown.render(advised)
+    assert "| category | score | passed | failed | warned | skipped | advice |" in text
+    assert f"**ADVICE** {markdown.escape(entry.id or '')}" in text
+    assert ADVICE_TEXT in human.render(advised)
+    assert any(line.startswith("::notice") and ADVICE_TEXT in unescape(line)
+               for line in github.render(advised).splitlines())
+    assert ADVICE_TEXT not in sarif.render(advised)  # SARIF lists problems only
 
 
 # --- human output ----------------------------------------------------------------------------------

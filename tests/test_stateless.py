@@ -245,6 +245,9 @@ def test_pinning_the_modern_revision_grades_a_legacy_server_as_not_evaluable() -
     assert statuses(report)["lifecycle-discover"] == "fail"
     assert "not evaluable" in next(r.details for r in report.results if r.id == "lifecycle-meta-required")
     assert any("does not speak 2026-07-28" in w for w in report.warnings)
+    # the hook suites had no tools: the report says so in a field of its own
+    assert report.listing_error == "tools/list failed: JSON-RPC error -32600: not initialized: send initialize first"
+    assert report.tools == []
 
 
 def test_a_legacy_server_that_exits_on_the_probe_is_restarted_and_graded_legacy() -> None:
@@ -304,3 +307,14 @@ def test_the_2026_catalog_keeps_the_seed_ids_categories_and_required_flags() -> 
 SPEC_EXTRAS = {"lifecycle-logging-capability"}  # a MUST of every revision that neither seed checks
 LIGHTHOUSE_EXTRAS = {"tools-name-format", "error-response-format", "tools-call-missing-args", "tools-unique-names",
                      "tools-list-time"}
+
+
+def test_a_discover_answered_after_the_probe_ping_still_selects_the_modern_era() -> None:
+    # A server that handles requests concurrently can answer the probe's ping before a slow server/discover;
+    # its refusal of the initialize that follows must not end the audit: the late answer decides.
+    report = audit(server_for("stdio", MODERN, "--defect", "late-first-discover", "--defect", "serve-ping"),
+                   only=["lifecycle-discover", "tools-list"])
+    assert (report.era, report.spec_version) == ("stateless", "2026-07-28")
+    assert statuses(report) == {"lifecycle-discover": "pass", "tools-list": "pass"}
+    assert report.detection is not None
+    assert "answered after" in report.detection

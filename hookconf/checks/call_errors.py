@@ -35,6 +35,12 @@ ERROR_OPENING = re.compile(
 )
 FIRST_WORD = re.compile(r"[A-Za-z]{3,}")
 SHORT_ANSWER_CHARS = 300  # a backend named in a longer text is likelier part of real content
+# "Document hookconf.docx does not exist": the thing the call named is not there. Counted only in a short
+# answer that names an argument of the call, so a listing that says "No documents found" is never one.
+NOT_THERE = re.compile(r"\b(?:does not|doesn't|did not|do not) exist\b|\b(?:was |were |is |are )?not found\b"
+                       r"|\bcould not be found\b|\bcannot be found\b|\bno such\b", re.IGNORECASE)
+NOT_THERE_CHARS = 200
+MIN_ARGUMENT_CHARS = 3
 QUOTE_CHARS = 120
 ERROR_OBJECT_KEYS = {"error", "message", "code", "status", "success", "details"}
 
@@ -55,7 +61,7 @@ def disguised_error(outcome: CallOutcome, arguments: JsonObject | None = None) -
     text = result_text(outcome).strip()
     if not text or _echoes_input(text, arguments or {}):
         return None
-    if ERROR_OPENING.match(text) or _is_error_object(text):
+    if ERROR_OPENING.match(text) or _is_error_object(text) or _names_a_missing_input(text, arguments or {}):
         return quoted(text)
     backend = UNREACHABLE_BACKEND.search(text) if len(text) <= SHORT_ANSWER_CHARS else None
     if backend is not None and not _in_arguments(backend.group(), arguments or {}):
@@ -84,15 +90,24 @@ def _strings(value: Any) -> Iterator[str]:
 
 
 def _is_error_object(text: str) -> bool:
-    """A JSON object that carries an error and nothing else: {"error": "..."} or {"success": false, "error": ...}."""
+    """A JSON object that carries an error: {"error": "..."} and nothing else, or {"success": false, "error":
+    "...", ...} whatever else it echoes (the table it looked for, an errorType)."""
     if not text.startswith("{"):
         return False
     try:
         value = json.loads(text)
     except json.JSONDecodeError:
         return False
-    return (isinstance(value, dict) and set(value) <= ERROR_OBJECT_KEYS and bool(value.get("error"))
-            and value.get("success") is not True)
+    if not isinstance(value, dict) or not value.get("error") or value.get("success") is True:
+        return False
+    return set(value) <= ERROR_OBJECT_KEYS or value.get("success") is False
+
+
+def _names_a_missing_input(text: str, arguments: JsonObject) -> bool:
+    """A short answer saying that a thing the call named does not exist or was not found."""
+    if len(text) > NOT_THERE_CHARS or "\n" in text.strip() or not NOT_THERE.search(text):
+        return False
+    return any(len(value) >= MIN_ARGUMENT_CHARS and value.lower() in text.lower() for value in _strings(arguments))
 
 
 def error_message(outcome: CallOutcome, arguments: JsonObject | None = None) -> str | None:
@@ -110,6 +125,11 @@ def backend_message(outcome: CallOutcome, arguments: JsonObject | None = None) -
     """The message of a failed (or disguised-error) call that names an unreachable backend."""
     message = error_message(outcome, arguments)
     return unreachable_backend(message) if message else None
+
+
+def backend_failure(samples: Sequence[CallOutcome], arguments: JsonObject) -> str | None:
+    """The first message in the series that names a backend out of reach, or None."""
+    return next((message for sample in samples if (message := backend_message(sample, arguments)) is not None), None)
 
 
 def quoted(text: str) -> str:
@@ -131,10 +151,9 @@ def undecidable(samples: Sequence[CallOutcome], arguments: JsonObject, calls: st
     A backend out of reach comes first (the sandbox's fault, whatever else happened), then answers that
     are errors without isError, then a series whose every call failed.
     """
-    for sample in samples:
-        backend = backend_message(sample, arguments)
-        if backend is not None:
-            return Undecidable(sandbox_note(backend), BACKEND_UNREACHABLE.code)
+    backend = backend_failure(samples, arguments)
+    if backend is not None:
+        return Undecidable(sandbox_note(backend), BACKEND_UNREACHABLE.code)
     disguised = [text for sample in samples if (text := disguised_error(sample, arguments)) is not None]
     if disguised:
         return Undecidable(f"{len(disguised)} of {len(samples)} {calls} answered with an error while isError "

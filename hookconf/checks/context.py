@@ -7,6 +7,7 @@ from typing import Any
 
 from hookconf.config import AuditConfig, Probe
 from hookconf.session import CallOutcome, McpSession
+from hookconf.wire.sandbox import CallWatch
 from hookconf.wire.transport import JsonObject
 
 
@@ -19,9 +20,18 @@ def is_read_only(tool: JsonObject) -> bool:
     return tool_annotations(tool).get("readOnlyHint") is True
 
 
-def is_destructive(tool: JsonObject) -> bool:
-    """The spec's default: destructiveHint is true unless a non-read-only tool says otherwise."""
-    return not is_read_only(tool) and tool_annotations(tool).get("destructiveHint", True) is not False
+def skip_reason(tool: JsonObject) -> str | None:
+    """Why the calling suites leave a tool alone unless allowDestructive names it; None for a read-only tool.
+
+    Only readOnlyHint: true says a call changes nothing: destructiveHint: false says no more than that a
+    write is additive (create a record, make a directory), and a probe must never change what it measures.
+    """
+    if is_read_only(tool):
+        return None
+    if declares_destructive(tool):
+        return "not called: annotated destructiveHint: true; allowDestructive opts it in"
+    return ("not called: not annotated readOnlyHint: true (it may write; destructiveHint: false only says it "
+            "does not destroy); allowDestructive opts it in")
 
 
 def declares_destructive(tool: JsonObject) -> bool:
@@ -50,6 +60,7 @@ class ToolContext:
     hung: bool = False
     server_stuck: bool = False  # shared verdict: after a hang, the server answered no ping either
     own_calls: int = 0  # calls of this tool made by its suites (not as another tool's state probe)
+    sandbox: CallWatch | None = None  # what this tool's calls wrote into the audit's sandbox
 
     @property
     def name(self) -> str:
@@ -74,6 +85,8 @@ class ToolContext:
         """One call; a timeout marks the tool as hung so that it is not called again."""
         if self.hung or self.server_stuck:
             return CallOutcome(duration_ms=0.0, timed_out=True)
+        if self.sandbox is not None:
+            self.sandbox.before_call(own=name == self.name)
         outcome = self.session.call_tool(name, arguments)
         if name == self.name:
             self.own_calls += 1

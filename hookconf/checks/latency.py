@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from hookconf.checks.call_errors import undecidable
+from hookconf.checks.backend import sandbox_note
+from hookconf.checks.call_errors import backend_failure, undecidable
 from hookconf.checks.context import ToolContext
 from hookconf.checks.registry import (
+    BACKEND_UNREACHABLE,
     Finding,
     SuiteResult,
     hook_suite,
@@ -42,14 +44,23 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[rank - 1]
 
 
+def hung_verdict(ctx: ToolContext) -> SuiteResult:
+    """A call without an answer fails the budget, unless the tool's answered calls name a backend out of
+    reach: then the wait is the sandbox's (a resolver that stalls before it fails), not the tool's."""
+    no_answer = f"a call got no answer within timeoutMs ({ctx.config.timeout_ms} ms)"
+    backend = backend_failure(ctx.series, ctx.arguments)
+    if backend is not None:
+        return result(SUITE, ctx.name, Status.INDETERMINATE,
+                      f"{no_answer}, and {sandbox_note(backend)}", BACKEND_UNREACHABLE.code)
+    return result(SUITE, ctx.name, Status.FAIL, f"{no_answer}; the tool is not called again", OVER_P95.code)
+
+
 @hook_suite(SUITE, weight=20, summary="p50 and p95 of 5 samples after 1 warm-up call, against the budgets.")
 def check_latency(ctx: ToolContext) -> SuiteResult:
     samples = ctx.samples(WARMUP_CALLS + TIMED_SAMPLES)[WARMUP_CALLS:]
     budget = ctx.config.thresholds
     if ctx.hung:
-        return result(SUITE, ctx.name, Status.FAIL,
-                      f"a call got no answer within timeoutMs ({ctx.config.timeout_ms} ms); the tool "
-                      "is not called again", OVER_P95.code)
+        return hung_verdict(ctx)
     if (unjudged := undecidable(samples, ctx.arguments, "timed calls")) is not None:
         return result(SUITE, ctx.name, Status.INDETERMINATE, unjudged.reason, unjudged.code)
     durations = [sample.duration_ms for sample in samples]

@@ -115,7 +115,7 @@ BACKEND_UNREACHABLE = register_finding(Finding(
     "accept the indeterminate verdict for this tool.",
 ))
 NOT_ANNOTATED = register_finding(Finding(
-    code="ANNOT-001", suite="*", severity=Status.SKIP,
+    code="ANNOT-001", suite="*", severity=Status.ADVICE,
     title="Tool has no readOnlyHint/destructiveHint annotation; not called, hook readiness unknown",
     explanation="Without readOnlyHint: true or destructiveHint: false the spec's default applies "
     "(destructiveHint: true), so hookconf never calls the tool and its hook suites are skipped: its "

@@ -1,4 +1,5 @@
-"""side-effects: a read-only tool must not change what the configured state probe reports."""
+"""side-effects: a read-only tool must not change what the configured state probe reports, nor write into
+the audit's sandbox (the HOME, TMPDIR and XDG directories the server was given)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from hookconf.checks.registry import (
 from hookconf.config import StateProbe
 from hookconf.session import CallOutcome
 from hookconf.verdicts import Status
+from hookconf.wire.sandbox import FileChange, describe_changes
 
 SUITE = "side-effects"
 
@@ -26,8 +28,10 @@ STATE_DELTA = register_finding(Finding(
     code="SIDE-001", suite=SUITE, severity=Status.FAIL,
     title="Read-only tool produced state delta",
     explanation="The tool is annotated readOnlyHint: true, yet the configured state probe reported "
-    "different state after one call than before it. A hook calls its tool on every trigger, so "
-    "the state drifts with every Stop or prompt.",
+    "different state after one call than before it, or its calls created, changed or removed files in "
+    "the audit's sandbox (the HOME, TMPDIR and XDG directories hookconf gives the server; what the "
+    "server writes at start-up is not counted). A hook calls its tool on every trigger, so the state "
+    "drifts with every Stop or prompt.",
     remediation="Remove the write from the tool, or drop readOnlyHint so that clients treat it as "
     "a tool with effects.",
 ))
@@ -52,15 +56,36 @@ def probe_failed(ctx: ToolContext, probe: StateProbe, reading: CallOutcome, when
                   f"state probe {probe.tool!r} failed{when}: {reading.describe_failure()}", CALL_FAILED.code)
 
 
-@hook_suite(SUITE, weight=25, summary="Read-only tools must not mutate server state (needs a stateProbe).")
+@hook_suite(SUITE, weight=25, summary="Read-only tools must not mutate server state (needs a stateProbe) "
+            "or write files into the audit's sandbox.")
 def check_side_effects(ctx: ToolContext) -> SuiteResult:
     if not ctx.is_read_only:
         return result(SUITE, ctx.name, Status.SKIP,
                       "not annotated readOnlyHint: true, so state changes are expected")
     state_probe = ctx.probe.state_probe if ctx.probe else None
-    if state_probe is None:
-        return result(SUITE, ctx.name, Status.INDETERMINATE,
-                      f"no stateProbe configured for {ctx.name}; add one to its entry in 'probes'", NO_PROBE.code)
+    verdict = _state_probe_verdict(ctx, state_probe) if state_probe is not None else None
+    if verdict is not None and verdict.status is Status.FAIL:
+        return verdict
+    written = _sandbox_writes(ctx)
+    if written:
+        return result(SUITE, ctx.name, Status.FAIL,
+                      f"its calls wrote into the audit's sandbox: {describe_changes(written)}", STATE_DELTA.code)
+    if verdict is not None:
+        return verdict
+    return result(SUITE, ctx.name, Status.INDETERMINATE,
+                  f"no stateProbe configured for {ctx.name}; add one to its entry in 'probes'", NO_PROBE.code)
+
+
+def _sandbox_writes(ctx: ToolContext) -> list[FileChange] | None:
+    """What the tool's calls changed in the sandbox (calling it once when no suite has yet); None
+    without a sandbox or a call to watch."""
+    if ctx.sandbox is None:
+        return None
+    ctx.samples(1)
+    return ctx.sandbox.changes() if ctx.sandbox.watched else None
+
+
+def _state_probe_verdict(ctx: ToolContext, state_probe: StateProbe) -> SuiteResult:
     tolerance = ctx.config.thresholds.float_tolerance
     # Two readings before the call show whether the probe itself is stable enough to compare.
     before = [ctx.call(state_probe.tool, state_probe.args) for _ in range(2)]

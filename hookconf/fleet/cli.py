@@ -36,6 +36,9 @@ def _add_run(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                      help="only this server (repeatable)")
     run.add_argument("--version", dest="only_version", metavar="VERSION",
                      help="only this version (as listed in the manifest, or as 'latest:N' resolved it)")
+    run.add_argument("--keep-workdir", action="store_true",
+                     help="keep each audit's workdir and sandbox (the server's HOME and TMPDIR); the summary "
+                          "says where")
     run.add_argument("--executor", choices=["local", "dask"], default="local",
                      help="local process pool (default) or a dask.distributed cluster (the dask extra)")
     run.add_argument("--scheduler", metavar="ADDRESS",
@@ -75,7 +78,8 @@ def run_fleet_command(args: argparse.Namespace) -> int:
                             "manifests; use a version as listed (or as 'latest:N' resolves it)")
     jobs = args.jobs or default_jobs()
     with FleetStore(args.store) as store, make_executor(ExecutorKind(args.executor), jobs, args.scheduler) as pool:
-        run = run_fleet(targets, store, pool, args.cache, make_progress(sys.stderr), force=args.force)
+        run = run_fleet(targets, store, pool, args.cache, make_progress(sys.stderr), force=args.force,
+                        keep_workdir=args.keep_workdir)
     _print_summary(run, args.store)
     return EXIT_FAILURES if run.failed or run.lost else EXIT_OK
 
@@ -89,6 +93,9 @@ def _print_summary(run: FleetRun, store: Path) -> None:
     for outcome in run.failed:
         message = " ".join((outcome.message or "").split())
         print(f"  {outcome.server} {outcome.version}: {outcome.kind}: {message}")
+    for outcome in run.outcomes:
+        if outcome.kept:
+            print(f"  kept for {outcome.server} {outcome.version}: {', '.join(outcome.kept)}")
     if run.outcomes or run.skipped:
         print(f"tables: hookconf fleet report --store {store}")
 

@@ -117,12 +117,12 @@ def pending_targets(targets: Sequence[Target], store: FleetStore, force: bool) -
 
 
 def run_fleet(targets: Sequence[Target], store: FleetStore, executor: Executor, cache_dir: Path,
-              progress: Progress, *, force: bool = False) -> FleetRun:
+              progress: Progress, *, force: bool = False, keep_workdir: bool = False) -> FleetRun:
     pending = pending_targets(targets, store, force)
     run = FleetRun(targets=len(targets), skipped=len(targets) - len(pending))
     progress.start(len(pending), run.skipped)
     try:
-        futures = {executor.submit(audit_in_pool, target, str(cache_dir)): target for target in pending}
+        futures = {executor.submit(audit_in_pool, target, str(cache_dir), keep_workdir): target for target in pending}
         for future in as_completed(futures):
             outcome = _outcome_of(future, futures[future])
             if outcome is None:

@@ -32,8 +32,9 @@ P95_IN_DETAILS = re.compile(r"p95 (?P<ms>[0-9.]+) ms")
 MIB = 1024 * 1024
 COMPLIANCE_PREFIX = "compliance/"
 TOP_FAILING_CHECKS = 15
-# The runner's warning when tools/list failed and no tool was audited: then the report cannot say
-# which tools the server has, and a release is not said to have dropped them all.
+# When tools/list failed, no tool was audited: then the report cannot say which tools the server has, and a
+# release is not said to have dropped them all. Reports say so in `listingError` (schema 1.3); older ones only
+# in the runner's warning, which starts with this text.
 LISTING_FAILED = "No tools audited"
 
 AUDIT_COLUMNS = ["server", "version", "source", "outcome", "message", "score", "grade", "compliance_score",
@@ -103,10 +104,17 @@ def listed_tools(report: Mapping[str, Any]) -> tuple[str, ...] | None:
     the report's `tools`, skipped ones (not callable) included, though only those in the config's
     toolFilter where it sets one. None when the report cannot say (no `tools`, or tools/list failed)."""
     tools = report.get("tools")
-    warnings = report.get("warnings") or []
-    if not isinstance(tools, list) or any(str(w).startswith(LISTING_FAILED) for w in warnings):
+    if not isinstance(tools, list) or listing_failed(report):
         return None
     return tuple(sorted({str(t["name"]) for t in tools if isinstance(t, Mapping) and "name" in t}))
+
+
+def listing_failed(report: Mapping[str, Any]) -> bool:
+    """Whether tools/list failed: the report's `listingError`, or for a report written before that field
+    existed, the runner's warning."""
+    if "listingError" in report:
+        return report["listingError"] is not None
+    return any(str(warning).startswith(LISTING_FAILED) for warning in report.get("warnings") or [])
 
 
 def named_count(names: Sequence[str] | None, limit: int | None = None) -> str:

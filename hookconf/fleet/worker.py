@@ -30,6 +30,7 @@ from hookconf.fleet.install import INSTALLERS, Installed, safe_name
 from hookconf.fleet.manifest import Target
 from hookconf.runner import RunOptions, run_audit
 from hookconf.wire.process import clean_environment, process_tree, terminate
+from hookconf.wire.sandbox import audit_sandbox
 
 SETUP_TIMEOUT_S = 120
 PLACEHOLDER = re.compile(r"\{(workdir|prefix|version|manifest_dir|python|port)\}")
@@ -59,6 +60,7 @@ class Outcome:
     install_s: float | None = None
     cached_install: bool | None = None
     hookconf_version: str = __version__
+    kept: tuple[str, ...] = ()  # with --keep-workdir: the workdir and sandbox left in place
 
     @property
     def key(self) -> tuple[str, str]:
@@ -69,23 +71,24 @@ class Outcome:
         return self.kind is OutcomeKind.AUDITED
 
 
-def audit_target(target: Target, cache_dir: str) -> Outcome:
+def audit_target(target: Target, cache_dir: str, keep_workdir: bool = False) -> Outcome:
     started, clock = utc_now(), time.monotonic()
     installed: Installed | None = None
+    kept: list[str] | None = [] if keep_workdir else None
 
     def outcome(kind: OutcomeKind, message: str | None = None, report_json: str | None = None) -> Outcome:
         return Outcome(
             fleet=target.fleet, server=target.server, version=target.version, source=target.source, kind=kind,
             started_at=started, duration_s=round(time.monotonic() - clock, 3), message=message,
             report_json=report_json, install_s=installed.seconds if installed else None,
-            cached_install=installed.cached if installed else None,
+            cached_install=installed.cached if installed else None, kept=tuple(kept or ()),
         )
 
     try:
         if target.resolve_error is not None:
             return outcome(OutcomeKind.INSTALL_FAILED, target.resolve_error)
         installed = _install(target, Path(cache_dir))
-        return outcome(OutcomeKind.AUDITED, report_json=_audit_in_workdir(target, installed))
+        return outcome(OutcomeKind.AUDITED, report_json=_audit_in_workdir(target, installed, kept))
     except InstallError as exc:
         return outcome(OutcomeKind.INSTALL_FAILED, str(exc))
     except SetupError as exc:
@@ -101,15 +104,28 @@ def _install(target: Target, cache_dir: Path) -> Installed | None:
     return installer.ensure(target, cache_dir) if installer else None
 
 
-def _audit_in_workdir(target: Target, installed: Installed | None) -> str:
+def _audit_in_workdir(target: Target, installed: Installed | None, kept: list[str] | None = None) -> str:
+    """The workdir holds the server's data (what setup makes, what a stateProbe reads); the sandbox beside
+    it is the server's HOME and TMPDIR, whose changes are reported per tool. Setup runs in the sandbox too,
+    so that it leaves nothing in the real HOME; the installer does not. Both are removed afterwards, unless
+    `kept` is given: then they stay, and their paths are added to it."""
     workdir = Path(tempfile.mkdtemp(prefix=f"hookconf-{safe_name(target.server)}-"))
+    if kept is not None:
+        kept.append(str(workdir))
     try:
         values = placeholder_values(target, workdir, installed)
-        run_setup(target, values, workdir)
         config = audit_config(target, values, installed)
-        return run_audit(config, RunOptions()).to_json()
+        with audit_sandbox(config.server, keep=kept is not None) as sandbox:
+            if sandbox is not None and kept is not None:
+                kept.append(str(sandbox.root))
+            setup_env = sandbox.environment() if sandbox is not None else {}
+            run_setup(target, values, workdir, setup_env)
+            if sandbox is not None:
+                config = sandbox.applied(config)
+            return run_audit(config, RunOptions(sandbox=sandbox)).to_json()
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        if kept is None:
+            shutil.rmtree(workdir, ignore_errors=True)
 
 
 def placeholder_values(target: Target, workdir: Path, installed: Installed | None) -> dict[str, str]:
@@ -135,8 +151,9 @@ def substitute(value: Any, values: Mapping[str, str]) -> Any:
     return value
 
 
-def run_setup(target: Target, values: Mapping[str, str], workdir: Path) -> None:
-    env = clean_environment(substitute(dict(target.env), values))
+def run_setup(target: Target, values: Mapping[str, str], workdir: Path,
+              sandbox_env: Mapping[str, str] | None = None) -> None:
+    env = clean_environment({**(sandbox_env or {}), **substitute(dict(target.env), values)})
     for line in target.setup:
         argv = shlex.split(substitute(line, values))
         try:
@@ -203,13 +220,13 @@ def _on_terminate(signum: int, frame: object) -> None:
         raise SystemExit(128 + signum)
 
 
-def audit_in_pool(target: Target, cache_dir: str) -> Outcome | None:
+def audit_in_pool(target: Target, cache_dir: str, keep_workdir: bool = False) -> Outcome | None:
     """`audit_target`, unless the fleet was interrupted before this audit started (then None)."""
     if _WORKER.stop is not None and _WORKER.stop.is_set():
         return None
     _WORKER.in_audit = True
     try:
-        return audit_target(target, cache_dir)
+        return audit_target(target, cache_dir, keep_workdir)
     except BaseException:
         # Interrupted anywhere, even between starting a server and handing it to the session that
         # would stop it: whatever this worker started goes with it.

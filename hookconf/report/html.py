@@ -7,7 +7,7 @@ from html import escape
 
 from hookconf import HOOK_SUITES
 from hookconf.report.model import Report, ResultEntry
-from hookconf.report.text import STATUS_LABELS, counts_line, coverage_text, hook_grid, score_text
+from hookconf.report.text import ADVICE_NOTE, STATUS_LABELS, counts_line, coverage_text, hook_grid, score_text
 
 STYLE = """
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2330;background:#f5f6f8}
@@ -28,14 +28,14 @@ td.details{word-break:break-word}
 .bg-good{background:#0cce6b}.bg-average{background:#ffa400}.bg-poor{background:#ff4e42}
 .status{font-weight:700;font-size:12px;padding:2px 6px;border-radius:4px;color:#fff;white-space:nowrap}
 .s-pass{background:#0a7a33}.s-warn{background:#b26a00}.s-fail{background:#c5221f}
-.s-indeterminate{background:#7b4bb3}.s-skip{background:#8a93a3}
+.s-indeterminate{background:#7b4bb3}.s-skip{background:#8a93a3}.s-advice{background:#1f7a8c}
 .muted{color:#5b6475}
 """
 
 
 def render(report: Report) -> str:
     body = "\n".join(part for part in (
-        _header(report), _cards(report), _categories(report), _tools(report), _results(report),
+        _header(report), _cards(report), _categories(report), _tools(report), _results(report), _advice(report),
         _baseline(report), _resources(report)) if part)
     title = escape(f"hookconf report: {report.server.name}")
     return (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -95,10 +95,11 @@ def _td(text: str, css: str = "") -> str:
 def _categories(report: Report) -> str:
     if report.compliance is None or not report.compliance.categories:
         return ""
+    advice = any(c.advice for c in report.compliance.categories)
     rows = [[_td(c.name), f"<td>{_bar(c.score)}</td>", _td(str(c.passed)), _td(str(c.failed)), _td(str(c.warned)),
-             _td(str(c.skipped))] for c in report.compliance.categories]
+             _td(str(c.skipped)), *([_td(str(c.advice))] if advice else [])] for c in report.compliance.categories]
     return "<h2>Protocol compliance by category</h2>\n" + _table(
-        ["category", "score", "passed", "failed", "warned", "skipped"], rows)
+        ["category", "score", "passed", "failed", "warned", "skipped", *(["advice"] if advice else [])], rows)
 
 
 def _status(entry: ResultEntry) -> str:
@@ -125,6 +126,18 @@ def _results(report: Report) -> str:
     rows = [[f"<td>{_status(e)}</td>", _td(e.id or e.code or ""), _td(e.suite), _td(e.tool),
              _td(e.title or ""), _td(_details(e), "details")] for e in noteworthy]
     return "<h2>Findings</h2>\n" + _table(["status", "check", "suite", "tool", "title", "details"], rows)
+
+
+def _advice(report: Report) -> str:
+    """Verdicts no spec rule backs: listed apart from the findings, as they are never counted as problems."""
+    advice = [e for e in report.results if e.status == "advice"]
+    if not advice:
+        return ""
+    rows = [[f"<td>{_status(e)}</td>", _td(e.id or e.code or ""), _td(e.tool), _td(e.title or ""),
+             _td(e.details, "details")] for e in advice]
+    note = ADVICE_NOTE.removeprefix("advice: ")
+    return (f"<h2>Advice</h2>\n<p class=\"muted\">{escape(note[0].upper() + note[1:])}.</p>\n"
+            + _table(["status", "check", "tool", "title", "details"], rows))
 
 
 def _details(entry: ResultEntry) -> str:

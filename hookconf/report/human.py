@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hookconf.report.model import BaselineItem, BaselineOutcome, Report, ResultEntry, ToolEntry
+from hookconf.report.model import BaselineItem, BaselineOutcome, Report, ResultEntry, SandboxDelta, ToolEntry
 from hookconf.report.text import ADVICE_NOTE, STATUS_LABELS, clip, hook_score_text, score_text, tool_score_text
 
 STATUS_COLOURS = {"pass": "32", "warn": "33", "fail": "31", "indeterminate": "35", "skip": "2", "advice": "36"}
@@ -85,11 +85,22 @@ def _tool_table(tool_name: str, results: list[ResultEntry], tool: ToolEntry | No
     rows = [header, "-" * len(header)]
     if note and all(entry.details != note for entry in results):
         rows.append(f"  note: {note}")
+    if tool is not None and tool.sandbox is not None and tool.sandbox.changes:
+        rows.append(f"  sandbox: {_clip(sandbox_text(tool.sandbox))}")
     for entry in results:
         code = entry.code or ""
         rows.append(f"  {paint.status(entry.status)}{entry.suite:<14}{code:<11}{_clip(_detail(entry))}")
     rows.append("")
     return rows
+
+
+def sandbox_text(delta: SandboxDelta, limit: int = 3) -> str:
+    """`1 created, 1 changed: ~/.cache/x (120 B), $TMPDIR/y`: what the tool's calls wrote in its sandbox."""
+    counts = ", ".join(f"{n} {kind}" for n, kind in
+                       ((delta.created, "created"), (delta.changed, "changed"), (delta.removed, "removed")) if n)
+    shown = ", ".join(c.path + (f" ({c.size} B)" if c.size is not None else "") for c in delta.changes[:limit])
+    total = delta.created + delta.changed + delta.removed
+    return f"{counts}: {shown}" + (f" +{total - limit} more" if total > limit else "")
 
 
 def _detail(entry: ResultEntry) -> str:

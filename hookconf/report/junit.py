@@ -1,10 +1,12 @@
-"""JUnit XML: one testsuite per tool, one testcase per suite."""
+"""JUnit XML: one testsuite per tool, one testcase per suite. A warning, an undecided verdict and advice pass,
+with their text in system-out (advice also as a property, so that a CI view can tell it apart)."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
 from hookconf.report.model import Report
+from hookconf.report.text import ADVICE_NOTE
 from hookconf.verdicts import Status
 
 
@@ -29,5 +31,9 @@ def render(report: Report) -> str:
                 ET.SubElement(case, "skipped", message=entry.details)
             elif entry.status in (Status.WARN, Status.INDETERMINATE):
                 ET.SubElement(case, "system-out").text = f"{entry.status.upper()} {label}: {entry.details}"
+            elif entry.status is Status.ADVICE:
+                properties = ET.SubElement(case, "properties")
+                ET.SubElement(properties, "property", name="advice", value=entry.details)
+                ET.SubElement(case, "system-out").text = f"ADVICE {entry.id or label} ({ADVICE_NOTE}): {entry.details}"
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

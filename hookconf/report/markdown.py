@@ -63,10 +63,11 @@ def _counts_table(report: Report) -> str:
 def _category_table(report: Report) -> str:
     if report.compliance is None or not report.compliance.categories:
         return ""
-    rows = [[escape(c.name), score_text(c.score), str(c.passed), str(c.failed), str(c.warned), str(c.skipped)]
-            for c in report.compliance.categories]
+    advice = any(c.advice for c in report.compliance.categories)
+    rows = [[escape(c.name), score_text(c.score), str(c.passed), str(c.failed), str(c.warned), str(c.skipped),
+             *([str(c.advice)] if advice else [])] for c in report.compliance.categories]
     return "### Protocol compliance by category\n\n" + _table(
-        ["category", "score", "passed", "failed", "warned", "skipped"], rows)
+        ["category", "score", "passed", "failed", "warned", "skipped", *(["advice"] if advice else [])], rows)
 
 
 def _tool_table(report: Report) -> str:

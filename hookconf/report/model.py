@@ -7,8 +7,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from hookconf.verdicts import Status
 
 # major: a field removed, renamed or retyped; minor: a new optional field (1.1: baseline, baselineReason;
-# 1.2: era, detection)
-SCHEMA_VERSION = "1.2"
+# 1.2: era, detection; 1.3: coverage, ToolEntry.called and scoredSuites, the status "advice" with summary.advice
+# and CategoryScore.advice, listingError)
+SCHEMA_VERSION = "1.3"
 
 
 class _Model(BaseModel):
@@ -71,6 +72,21 @@ class Compliance(_Model):
     lighthouse_score: float | None = Field(default=None, alias="lighthouseScore")
 
 
+class SandboxChange(_Model):
+    path: str = Field(description="as the server saw it: ~/..., $TMPDIR/..., $XDG_RUNTIME_DIR/...")
+    change: str = Field(description="created, changed or removed")
+    size: int | None = Field(default=None, description="bytes after the change; none for a directory or removal")
+
+
+class SandboxDelta(_Model):
+    """What the tool's calls did to the audit's sandbox (its HOME, TMPDIR and XDG directories)."""
+
+    created: int
+    changed: int
+    removed: int
+    changes: list[SandboxChange] = Field(description="the first 50 changes, by path")
+
+
 class ToolEntry(_Model):
     name: str
     score: float | None
@@ -81,6 +97,8 @@ class ToolEntry(_Model):
     # whether a hook suite called the tool (a tool never called has no score), and the suites its score counts
     called: bool | None = None
     scored_suites: list[str] | None = Field(default=None, alias="scoredSuites")
+    # files the tool's calls created, changed or removed in the audit's sandbox; none without one
+    sandbox: SandboxDelta | None = None
 
 
 class Coverage(_Model):
@@ -151,6 +169,10 @@ class Report(_Model):
     detection: str | None = None
     warnings: list[str] = Field(default_factory=list)
     baseline: BaselineOutcome | None = None
+    listing_error: str | None = Field(
+        default=None, alias="listingError",
+        description="why tools/list failed, when it did: then no tool was audited and `tools` cannot say which tools "
+        "the server has")
 
     def results_by_tool(self) -> dict[str, list[ResultEntry]]:
         """Results grouped per tool, tools in the order they were audited."""

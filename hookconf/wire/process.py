@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -142,6 +143,9 @@ class ServerProcess:
         if self._stopped:
             return
         self._stopped = True
+        # The group id is the server's pid, which is ours to signal only until that pid is reaped and
+        # may be reused (the sandbox ends what a server that died earlier left behind).
+        own_group = self.popen.returncode is None
         self.monitor.sample()
         self.monitor.stop()
         # Taken before stdin closes: once the server exits, its children are reparented and no
@@ -152,8 +156,12 @@ class ServerProcess:
                 self.popen.stdin.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=STDIN_CLOSE_GRACE_S)
+        if own_group:
+            signal_group(self.popen.pid, signal.SIGTERM)
         terminate(tree + process_tree(self.popen.pid))
         self.popen.wait(timeout=TERMINATE_GRACE_S)
+        if own_group:  # what is left in the group has left the tree (a double fork without setsid)
+            signal_group(self.popen.pid, signal.SIGKILL)
 
     def figures(self, startup_ms: float | None) -> ResourceFigures:
         return ResourceFigures(
@@ -178,6 +186,13 @@ def process_tree(pid: int) -> list[psutil.Process]:
         return [root, *root.children(recursive=True)]
     except psutil.NoSuchProcess:
         return []
+
+
+def signal_group(pgid: int, signum: signal.Signals) -> None:
+    """Signal a process group; the server leads its own (start_new_session), so this reaches only its own."""
+    if hasattr(os, "killpg"):  # POSIX
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signum)
 
 
 def terminate(processes: list[psutil.Process]) -> None:

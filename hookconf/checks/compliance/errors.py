@@ -24,6 +24,7 @@ from hookconf.checks.compliance.context import (
     is_error,
     not_evaluable,
 )
+from hookconf.verdicts import Status
 from hookconf.wire.recording import RecordedMessage
 
 METHOD_NOT_FOUND, INVALID_REQUEST, PARSE_ERROR, INVALID_PARAMS, INTERNAL_ERROR = -32601, -32600, -32700, -32602, -32603
@@ -39,6 +40,11 @@ GATED_METHODS = {
     "logging": ("logging/setLevel", {"level": "info"}),
 }
 BASE = "basic"
+LIST_CAPABILITIES = ("prompts", "resources", "tools")
+UNDECLARED_ADVICE = ("a method of an undeclared capability answered without items (e.g. an empty list); the spec's "
+                     "\"Only use capabilities that were successfully negotiated\" binds the party that uses one, the "
+                     "client, and no sentence asks a server to refuse it (serving items does fail: a server that "
+                     "supports prompts, resources or tools MUST declare them)")
 IS_ERROR_ADVICE = ("an isError tool result instead of a JSON-RPC error; the spec lists unknown tools and malformed "
                    "requests under protocol errors, with no SHOULD")
 INVALID_CURSOR_RULE = Rule("Invalid cursors SHOULD result in an error with code -32602 (Invalid params).",
@@ -223,23 +229,51 @@ def check_unknown_tool(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check(
-    "error-capability-gated", Category.ERRORS, "Methods of undeclared capabilities are rejected",
+    "error-capability-gated", Category.ERRORS, "What the server serves, it declares as a capability",
                   spec="basic/lifecycle#capability-negotiation",
-                  why="The client relies on capabilities; answering undeclared features blurs the contract.",
-                  fix="Answer methods of capabilities you did not declare with -32601.")
+                  why="Clients that respect the negotiation never ask for an undeclared feature: prompts, resources "
+                  "or tools served without their capability stay hidden from them.",
+                  fix="Declare every capability whose items you serve; answer methods of others with -32601.",
+                  advice=UNDECLARED_ADVICE)
 def check_capability_gated(ctx: ComplianceContext) -> Outcome:
-    # logging/setLevel is gone in 2026-07-28 for every server, so it says nothing about gating there
-    probed = [name for name in GATED_METHODS if not (ctx.stateless and name == "logging")]
-    undeclared = [name for name in probed if not ctx.declared(name)]
+    undeclared = [name for name in LIST_CAPABILITIES if not ctx.declared(name)]
+    # logging/setLevel is gone in 2026-07-28 for every server, so it says nothing about gating there; it is
+    # probed only when no list is left to probe, as accepting it may change what the server logs
+    if not undeclared and not ctx.stateless and not ctx.declared("logging"):
+        undeclared = ["logging"]
     if not undeclared:
         return skipped("the server declares every capability hookconf can probe")
-    method, params = GATED_METHODS[undeclared[0]]
+    outcomes: list[Outcome] = []
+    for name in undeclared:
+        outcomes.append(_gated(ctx, name))
+        if outcomes[-1].status is Status.FAIL:  # nothing later can change the verdict
+            return outcomes[-1]
+    advice = next((o for o in outcomes if o.status is Status.ADVICE), None)
+    return advice or passed("; ".join(o.details for o in outcomes))
+
+
+def _gated(ctx: ComplianceContext, capability: str) -> Outcome:
+    """One method of a capability the server did not declare: a rule is broken only by silence (JSON-RPC
+    answers every request) or by items served (the server supports the feature, so it MUST declare it)."""
+    method, params = GATED_METHODS[capability]
     response = ctx.request(method, params)
     if response is None:
-        return failed(f"no answer to {method} (capability {undeclared[0]} not declared)")
+        return failed(f"no answer to {method} (capability {capability} not declared); JSON-RPC answers every "
+                      "request")
     if is_error(response):
         return passed(f"{method} (not declared) rejected with {describe(response)}")
-    return failed(f"{method} was served although the {undeclared[0]} capability is not declared")
+    result = response.get("result")
+    items = result.get(LIST_KEYS.get(method, "")) if isinstance(result, dict) else None
+    if isinstance(items, list) and items:
+        names = ", ".join(repr(str(item.get("name") or item.get("uri")))
+                          for item in items[:3] if isinstance(item, dict))
+        count = f"{len(items)} item{'s' if len(items) > 1 else ''}"
+        return failed(f"{method} listed {count} ({names}) although the {capability} capability is not declared; the "
+                      f"spec: \"Servers that support {capability} MUST declare the `{capability}` capability\" "
+                      f"(MCP server/{capability}#capabilities, every revision)")
+    answer = f"an empty {LIST_KEYS[method]} list" if isinstance(items, list) else describe(response)
+    return advised(f"{method} was answered with {answer} although the {capability} capability is "
+                   "not declared")
 
 
 @compliance_check(

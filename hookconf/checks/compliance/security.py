@@ -17,11 +17,13 @@ from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
     Category,
     Outcome,
+    Rule,
     advised,
     compliance_check,
     failed,
     passed,
     skipped,
+    warned,
 )
 from hookconf.checks.compliance.context import (
     ComplianceContext,
@@ -62,6 +64,9 @@ IPV4 = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
 # probes only measure how slowly a server logs the argument back.
 OVERSIZED_BYTES = 128 * 1024
 CANARY_POLL_S = 0.02  # how soon the canary notices shutdown (the standard library's default is 0.5 s)
+SECURE_SESSION_ID_RULE = Rule(
+    "The session ID SHOULD be globally unique and cryptographically secure (e.g., a securely generated UUID, a JWT, "
+    "or a cryptographic hash).", "MCP basic/transports#session-management, 2025-03-26 to 2025-11-25")
 MAX_TOOLS_PROBED = 4
 MAX_PARAMS_PER_TOOL = 2
 
@@ -435,15 +440,20 @@ def check_cors(ctx: ComplianceContext) -> Outcome:
 @compliance_check("security-session-entropy", Category.SECURITY, "Session ids are long and random", transport="http",
                   revisions=HANDSHAKE, spec="basic/transports#session-management",
                   why="Guessable session ids let one client take over another's session.",
-                  fix="Use a cryptographically random id of at least 128 bits (e.g. a UUID4 or 32 hex digits).")
+                  fix="Use a cryptographically random id of at least 128 bits (e.g. a UUID4 or 32 hex digits).",
+                  should=SECURE_SESSION_ID_RULE)
 def check_session_entropy(ctx: ComplianceContext) -> Outcome:
     session_id = ctx.http.session_id
     if not session_id:
         return skipped("the server issued no session id (stateless)")
-    if len(session_id) < 16 or session_id.isdigit() or len(set(session_id)) < 8:
-        return failed(f"session id {session_id!r} is short or guessable")
     if not all(0x21 <= ord(c) <= 0x7E for c in session_id):
-        return failed("the session id contains characters outside visible ASCII")
+        # a MUST: "The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E)."
+        return failed("the session id contains characters outside visible ASCII (0x21 to 0x7E), which the spec "
+                      "requires (MUST)")
+    # one id shows how short or uniform it is, not how it was made: the SHOULD, not the best-practice MUST of
+    # non-deterministic ids, which only a sequence of ids could show broken
+    if len(session_id) < 16 or session_id.isdigit() or len(set(session_id)) < 8:
+        return warned(f"session id {session_id!r} is short or guessable")
     return passed(f"{len(session_id)}-character session id")
 
 
