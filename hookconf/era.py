@@ -146,7 +146,9 @@ def _handshake_or_late_discover(session: McpSession, answer: ProbeAnswer) -> Con
     try:
         identity = session.initialize()
     except ServerStartError:
-        late = _late_probe_answer(session) if answer.response is None else None
+        # Over HTTP the probe's answer is its POST's reply, which cannot come late.
+        stdio = not isinstance(session.transport, HttpTransport)
+        late = _late_probe_answer(session) if answer.response is None and stdio else None
         if late is None or not ProbeAnswer(late, "").stateless:
             raise
         session.discover(answered=late)
