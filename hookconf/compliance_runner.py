@@ -107,6 +107,8 @@ def _run_one(check: ComplianceCheck, ctx: ComplianceContext, run: ComplianceRun)
     reason = gate(check, ctx) or run.unreachable
     if reason is not None:
         return _entry(check, skipped(reason), (time.monotonic() - started) * 1000, ctx.revision)
+    if not ctx.session.server_alive():
+        _restart(ctx, run)  # it died before this check (under a hook suite or the previous check): not its doing
     timeouts = ctx.session.transport.timeouts
     ctx.backend_errors.clear()
     outcome = ctx.attributed(_run_guarded(check, ctx))
@@ -148,7 +150,7 @@ def _run_guarded(check: ComplianceCheck, ctx: ComplianceContext) -> Outcome:
 def _death_note(session: McpSession) -> str:
     note = session.transport.closed_reason or "it stopped answering"
     if session.process is not None:
-        code = session.process.exit_code(wait_s=1.0)
+        code = session.process.exit_code(wait_s=0.1 if session.transport.closed_reason else 1.0)
         if code is not None:
             note = f"exit code {code}"
         tail = session.process.stderr_tail(3)

@@ -27,7 +27,7 @@ from hookconf.session import (
     stateless_meta,
 )
 from hookconf.validation import models_for
-from hookconf.wire.http import TOO_MANY_REQUESTS, HttpReply, HttpTransport
+from hookconf.wire.http import TOO_MANY_REQUESTS, HttpReply, HttpTransport, connect_failure
 from hookconf.wire.process import ServerProcess
 from hookconf.wire.recording import Recording
 from hookconf.wire.transport import JsonObject
@@ -89,10 +89,10 @@ def connect(server: ServerConfig, timeout_s: float, spec_version: str = AUTO_SPE
 def _pinned_handshake(session: McpSession, revision: str) -> Connection:
     identity = session.initialize(offer=revision)
     warnings: tuple[str, ...] = ()
-    if identity.protocol_version != revision:
+    if identity.protocol_version != revision and not session.warnings:
         warnings = (f"Pinned to {revision}, but the server answered initialize with {identity.protocol_version}; "
                     f"graded as {identity.protocol_version}.",)
-    era = Era(identity.protocol_version, f"pinned with --spec-version {revision}", warnings)
+    era = Era(identity.protocol_version, f"pinned with --spec-version {revision}", (*session.warnings, *warnings))
     return Connection(session, era)
 
 
@@ -137,7 +137,7 @@ def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Conn
     warning = (f"The server {answer.exited} on the 2026-07-28 server/discover probe; a fresh instance was started "
                f"and graded as {identity.protocol_version} (handshake era). Pin --spec-version "
                f"{LATEST_HANDSHAKE_REVISION} to skip the probe.")
-    return Connection(fresh, Era(identity.protocol_version, _detected(answer), (warning,)))
+    return Connection(fresh, Era(identity.protocol_version, _detected(answer), (*fresh.warnings, warning)))
 
 
 def _handshake_or_late_discover(session: McpSession, answer: ProbeAnswer) -> Connection:
@@ -146,13 +146,15 @@ def _handshake_or_late_discover(session: McpSession, answer: ProbeAnswer) -> Con
     try:
         identity = session.initialize()
     except ServerStartError:
-        late = _late_probe_answer(session) if answer.response is None else None
+        # Over HTTP the probe's answer is its POST's reply, which cannot come late.
+        stdio = not isinstance(session.transport, HttpTransport)
+        late = _late_probe_answer(session) if answer.response is None and stdio else None
         if late is None or not ProbeAnswer(late, "").stateless:
             raise
         session.discover(answered=late)
         detection = f"{_detected(ProbeAnswer(late, _describe(late)))} (answered after the ping that followed it)"
         return Connection(session, Era(STATELESS_REVISION, detection, _dual_era_warnings(ProbeAnswer(late, ""))))
-    return Connection(session, Era(identity.protocol_version, _detected(answer)))
+    return Connection(session, Era(identity.protocol_version, _detected(answer), tuple(session.warnings)))
 
 
 def _late_probe_answer(session: McpSession) -> JsonObject | None:
@@ -226,6 +228,9 @@ def _probe_http(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
             # A cold start (a package fetched, a runtime warming up) can outlast one probe, and a rate limiter
             # can refuse one: a second probe grades such a server in its own era, not the handshake era.
             reply = _post_probe(main, timeout_s)
+    except httpx2.ConnectError as exc:
+        # Refused, DNS, TLS: initialize would meet the same wall (after a second DNS lookup, say).
+        raise ServerStartError(f"{connect_failure(main.url, exc)}; the server cannot be audited") from None
     except httpx2.HTTPError as exc:
         return ProbeAnswer(None, f"got no answer ({type(exc).__name__})")
     if reply is None:

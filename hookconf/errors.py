@@ -23,3 +23,12 @@ class TransportClosedError(HookconfError):
 
 class RequestTimeoutError(HookconfError):
     """No answer arrived within the request timeout."""
+
+
+class NoUsableAnswerError(RequestTimeoutError):
+    """The request will get no usable answer, and that is known at once: the answer could not be read, or the
+    HTTP endpoint refused the request. Whoever handles a timeout handles this too; the message names the cause."""
+
+
+class ConnectionFailedError(TransportClosedError):
+    """The HTTP endpoint cannot be reached: connection refused, DNS failure, TLS error."""

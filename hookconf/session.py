@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 import time
 from collections import Counter
@@ -12,7 +13,14 @@ from typing import Any
 
 from hookconf import HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, STATELESS_REVISIONS, __version__
 from hookconf.config import ServerConfig
-from hookconf.errors import HookconfError, RequestTimeoutError, ServerStartError, TransportClosedError
+from hookconf.errors import (
+    ConnectionFailedError,
+    HookconfError,
+    NoUsableAnswerError,
+    RequestTimeoutError,
+    ServerStartError,
+    TransportClosedError,
+)
 from hookconf.validation import models_for, validation_errors
 from hookconf.wire.http import TOO_MANY_REQUESTS, HttpTransport, wait_until_listening
 from hookconf.wire.process import ResourceFigures, ServerProcess, start_server
@@ -140,6 +148,7 @@ class McpSession:
     violations: list[SchemaViolation] = field(default_factory=list)
     calls_by_tool: Counter[str] = field(default_factory=Counter)
     tool_listings: list[list[JsonObject]] = field(default_factory=list)  # every complete tools/list, in order
+    warnings: list[str] = field(default_factory=list)  # for the report: what the audit worked around
     _models: Any = None
 
     # --- handshake -------------------------------------------------------------------------------
@@ -158,27 +167,40 @@ class McpSession:
         preload.join()
         if "error" in response:
             raise ServerStartError(f"server refused initialize: {_error_text(response['error'])}")
-        result = response.get("result") or {}
-        version = str(result.get("protocolVersion", ""))
-        if version not in HANDSHAKE_REVISIONS:
-            raise ServerStartError(
-                f"server negotiated protocol version {version!r}, which hookconf does not speak; "
-                f"supported: {', '.join(HANDSHAKE_REVISIONS)}"
-            )
+        result = _object(response.get("result"))
+        version = self._graded_version(result.get("protocolVersion"), offer)
         self._load_models(version)
         self._validate("initialize", "InitializeResult", result)
         if isinstance(self.transport, HttpTransport):
             self.transport.protocol_version = version
-        self.transport.notify("notifications/initialized")
+        self._notify_or_fail("notifications/initialized")
+        instructions = result.get("instructions")
         self.identity = ServerIdentity(
             protocol_version=version,
-            server_info=dict(result.get("serverInfo") or {}),
-            capabilities=dict(result.get("capabilities") or {}),
-            instructions=result.get("instructions"),
+            server_info=_object(result.get("serverInfo")),
+            capabilities=_object(result.get("capabilities")),
+            instructions=instructions if isinstance(instructions, str) else None,
             startup_ms=round(startup_ms, 1),
             initialize_result=result,
         )
         return self.identity
+
+    def _graded_version(self, negotiated: Any, offer: str) -> str:
+        """The revision the session is graded by: the negotiated one, or, when the server answered with one that
+        is no handshake revision, the one hookconf offered (lifecycle-proto-version fails on the answer)."""
+        if isinstance(negotiated, str) and negotiated in HANDSHAKE_REVISIONS:
+            return negotiated
+        self.warnings.append(
+            f"The server answered initialize with protocolVersion {json.dumps(negotiated)[:80]}, which is no "
+            f"revision of the handshake era ({', '.join(HANDSHAKE_REVISIONS)}); graded as {offer}, the "
+            "revision hookconf offered.")
+        return offer
+
+    def _notify_or_fail(self, method: str) -> None:
+        try:
+            self.transport.notify(method)
+        except TransportClosedError as exc:
+            raise ServerStartError(self._startup_failure(method, exc)) from None
 
     def discover(self, answered: JsonObject | None = None) -> ServerIdentity:
         """Enter the stateless era: every later request carries `_meta`; server/discover says who the server is.
@@ -201,11 +223,12 @@ class McpSession:
         if result is not None:
             self._validate("server/discover", "DiscoverResult", result)
         result = result or {}
+        instructions = result.get("instructions")
         self.identity = ServerIdentity(
             protocol_version=STATELESS_REVISION,
-            server_info=dict(result_meta(result).get(SERVER_INFO_KEY) or {}),
-            capabilities=dict(result.get("capabilities") or {}),
-            instructions=result.get("instructions"),
+            server_info=_object(result_meta(result).get(SERVER_INFO_KEY)),
+            capabilities=_object(result.get("capabilities")),
+            instructions=instructions if isinstance(instructions, str) else None,
             startup_ms=round(startup_ms, 1),
             discover_response=response,
         )
@@ -236,6 +259,10 @@ class McpSession:
 
     def _startup_failure(self, method: str, exc: HookconfError) -> str:
         message = f"server did not answer {method}: {exc}"
+        if isinstance(exc, ConnectionFailedError):
+            message = f"{exc}; the server cannot be audited"
+        elif isinstance(exc, NoUsableAnswerError):
+            message = f"server gave no usable answer: {exc}"
         if self.process is not None:
             # The pipe breaks a moment before the exit status is known.
             code = self.process.exit_code(wait_s=1.0 if self.transport.closed_reason else 0.0)
@@ -261,10 +288,12 @@ class McpSession:
             if "error" in response:
                 listing.error = response["error"]
                 break
-            result = response.get("result") or {}
+            result = _object(response.get("result"))
             listing.pages += 1
             self._validate(method, LIST_RESULT_MODELS[method], result)
-            listing.items.extend(item for item in result.get(key) or [] if isinstance(item, dict))
+            items = result.get(key)
+            if isinstance(items, list):
+                listing.items.extend(item for item in items if isinstance(item, dict))
             cursor = result.get("nextCursor")
             if not cursor:
                 break
@@ -284,6 +313,9 @@ class McpSession:
         message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
         try:
             response = self.transport.exchange(message, timeout_s or self.timeout_s)
+        except NoUsableAnswerError as exc:
+            unusable = {"code": None, "message": str(exc)}
+            return CallOutcome(duration_ms=(time.monotonic() - started) * 1000, error=unusable)
         except RequestTimeoutError:
             self._cancel(request_id)
             return CallOutcome(duration_ms=(time.monotonic() - started) * 1000, timed_out=True)
@@ -292,8 +324,9 @@ class McpSession:
             return CallOutcome(duration_ms=(time.monotonic() - started) * 1000, error=lost)
         duration_ms = (time.monotonic() - started) * 1000
         if "error" in response:
-            return CallOutcome(duration_ms=duration_ms, error=dict(response["error"]))
-        result = response.get("result") or {}
+            error = response["error"]
+            return CallOutcome(duration_ms=duration_ms, error=_object(error) or {"code": None, "message": repr(error)})
+        result = _object(response.get("result"))
         if result.get("resultType") == INPUT_REQUIRED:
             self._validate("tools/call", "InputRequiredResult", result, tool=name)
             asked = {"code": None, "message": "the tool asked for input (resultType input_required); "
@@ -342,6 +375,11 @@ class McpSession:
 
     def server_alive(self) -> bool:
         return self.transport.closed_reason is None
+
+
+def _object(value: Any) -> JsonObject:
+    """A JSON object the server sent, or {} when it sent something else there."""
+    return dict(value) if isinstance(value, dict) else {}
 
 
 def _error_text(error: Any) -> str:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psutil
@@ -30,12 +31,24 @@ def stored(store: Path) -> list[tuple[int, str, str]]:
         return []  # not created yet
 
 
+@contextlib.contextmanager
+def sigint_handled() -> Iterator[None]:
+    """Ctrl-C as a terminal delivers it: a shell without job control starts background jobs with SIGINT
+    ignored, which a child inherits across exec; a handler (here Python's own) is reset to the default."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def interrupted_run(store: Path, sig: signal.Signals) -> subprocess.CompletedProcess[str]:
     """Start a fleet run as a terminal would (its own process group), signal the group mid-way."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "hookconf", "fleet", "run", str(MANIFEST), "--store", str(store), "--jobs", "2",
-         "--cache", str(store.parent / "cache")],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    with sigint_handled():
+        process = subprocess.Popen(
+            [sys.executable, "-m", "hookconf", "fleet", "run", str(MANIFEST), "--store", str(store), "--jobs", "2",
+             "--cache", str(store.parent / "cache")],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 60
     while len(stored(store)) < STORED_BEFORE_INTERRUPT:
         assert process.poll() is None, process.communicate()

@@ -1,4 +1,4 @@
-"""Server text that tries to break the outputs (raw_server.py --hostile: ESC [31m, BEL, NUL, U+202E, a newline
+"""Server text that tries to break the outputs (raw_server.py --hostile-text: ESC [31m, BEL, NUL, U+202E, a newline
 and report-format syntax in a tool name, its description, serverInfo and its errors), and a reader that
 closes stdout early."""
 
@@ -22,9 +22,11 @@ from hookconf.report import markdown
 from hookconf.report.formats import OutputFormat
 from hookconf.safe_text import escape_in_json, is_hidden, safe_text
 from tests.conftest import CliRun, stdio_server
-from tests.fixtures.raw_server import HOSTILE_NAME, HOSTILE_TEXT
 
 HOOKCONF = [sys.executable, "-m", "hookconf"]
+# What raw_server.py --hostile-text sends (the fixture parses its arguments on import, so it is not imported)
+HOSTILE_TEXT = "\x1b[31mred\x07bell\x00nul\u202eevil\nnext <b>&amp; | `tick` ::error::x %0A"
+HOSTILE_NAME = "evil\x1b[31m\x07\x00\u202etool\nname"
 SHOWN_NAME = "evil\\x1b[31m\\x07\\x00\\u202etool\\x0aname"  # HOSTILE_NAME as every text format shows it
 
 
@@ -73,7 +75,7 @@ def hookconf(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess
 @pytest.fixture(scope="module")
 def hostile_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("hostile") / "hook-conformance.config.json"
-    path.write_text(json.dumps({"server": stdio_server("raw_server.py", "--hostile")}), encoding="utf-8")
+    path.write_text(json.dumps({"server": stdio_server("raw_server.py", "--hostile-text")}), encoding="utf-8")
     return path
 
 

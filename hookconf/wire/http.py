@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import json
 import re
 import socket
 import threading
@@ -16,10 +15,10 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-from hookconf.errors import ServerStartError
+from hookconf.errors import ConnectionFailedError, NoUsableAnswerError, ServerStartError
 from hookconf.wire.process import ServerProcess
-from hookconf.wire.recording import Recording
-from hookconf.wire.transport import Transport
+from hookconf.wire.recording import JSON_RPC, Recording
+from hookconf.wire.transport import Transport, meant_as_message, parse_message
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
@@ -31,6 +30,8 @@ HEADER_SAFE = re.compile(r"[\x20-\x7e]*")
 BASE64_SENTINEL = re.compile(r"=\?base64\?.*\?=")
 CONNECT_POLL_S = 0.02
 TOO_MANY_REQUESTS = 429
+FIRST_ERROR_STATUS = 400
+SHOWN_BODY_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -136,14 +137,12 @@ class HttpTransport(Transport):
         """2026-07-28 mirrors the method (and the tool, prompt or resource) of each message in headers."""
         if self.meta is None or not body:
             return {}
-        try:
-            message = json.loads(body)
-        except json.JSONDecodeError:
-            return {}
+        message, _ = parse_message(body)
         if not isinstance(message, dict) or not isinstance(message.get("method"), str):
             return {}
         headers = {METHOD_HEADER: message["method"]}
-        name = (message.get("params") or {}).get(NAME_PARAMS.get(message["method"], ""))
+        params = message.get("params")
+        name = params.get(NAME_PARAMS.get(message["method"], "")) if isinstance(params, dict) else None
         if isinstance(name, str):
             headers[NAME_HEADER] = header_value(name)
         return headers
@@ -153,24 +152,35 @@ class HttpTransport(Transport):
         threading.Thread(target=self._post, args=(raw,), name="hookconf-http-post", daemon=True).start()
 
     def _post(self, raw: str) -> None:
+        """POST one message and hand on what comes back. A request that gets no JSON-RPC answer because the
+        connection failed or the endpoint answered with an error status fails at once, with the cause."""
+        request_id = _request_id(raw)
         try:
             with self._client.stream("POST", self.url, content=raw.encode(), headers=self._headers(raw)) as response:
                 self._remember(response)
                 content_type = response.headers.get("content-type", "")
+                body = ""
                 if content_type.startswith("text/event-stream"):
                     events = []
                     for event in iter_sse_events(response.iter_lines()):
                         events.append(event)
-                        self.deliver(event.data)
+                        self.deliver(event.data, reply_to=request_id)
                     self._remember_events(events)
                 elif response.status_code != 202:
                     body = response.read().decode("utf-8", "replace")
-                    if body.strip():
-                        self.deliver(body)
+                    refused = response.status_code >= FIRST_ERROR_STATUS
+                    if body.strip():  # an error page is no unreadable answer: the status says what happened
+                        self.deliver(body, reply_to=None if refused else request_id)
+                if response.status_code >= FIRST_ERROR_STATUS and request_id is not None:
+                    self.refuse(request_id, NoUsableAnswerError(_status_text(response, body)))
         except httpx2.HTTPError as exc:
             self.recording.add("received", f"(HTTP error: {exc})", None)
-            if self.process is not None and self.process.exit_code() is not None:
+            if isinstance(exc, httpx2.ConnectError):
+                self.mark_closed(connect_failure(self.url, exc), ConnectionFailedError)
+            elif self.process is not None and self.process.exit_code() is not None:
                 self.mark_closed(f"server exited with code {self.process.exit_code()}")
+            elif request_id is not None and not isinstance(exc, httpx2.TimeoutException):
+                self.refuse(request_id, NoUsableAnswerError(f"the HTTP exchange failed: {_error_text(exc)}"))
 
     def _remember(self, response: httpx2.Response) -> None:
         session_id = response.headers.get(SESSION_HEADER)
@@ -239,10 +249,11 @@ class HttpTransport(Transport):
             return response.status_code, self._decode_received(text) if text.strip() else None
 
     def _decode_received(self, raw: str) -> Any:
-        try:
-            message = json.loads(raw)
-        except json.JSONDecodeError:
+        message, failure = parse_message(raw)
+        if failure is not None:
             self.recording.add("received", raw, None)
+            if meant_as_message(raw):
+                self.recording.add_fault(JSON_RPC, f"an unreadable message ({failure}): {raw[:80]!r}")
             return None
         # Plain HTTP documents (a 401 body, auth metadata) are not MCP messages and are not recorded.
         if isinstance(message, list) or (isinstance(message, dict) and {"jsonrpc", "id", "method"} & set(message)):
@@ -257,6 +268,40 @@ class HttpTransport(Transport):
         self.mark_closed("connection closed by hookconf")
         if self.process is not None:
             self.process.stop()
+
+
+def _request_id(raw: str) -> Any:
+    """The id of the request a POST body carries, or None (a notification, a response, a batch, no JSON)."""
+    message, _ = parse_message(raw)
+    if isinstance(message, dict) and "method" in message and isinstance(message.get("id"), (str, int)):
+        return message["id"]
+    return None
+
+
+def _status_text(response: httpx2.Response, body: str) -> str:
+    shown = " ".join(body.split())[:SHOWN_BODY_CHARS]
+    return (f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
+            + (f" with no JSON-RPC answer (body: {shown!r})" if shown else " with an empty body"))
+
+
+def _error_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def connect_failure(url: str, exc: httpx2.ConnectError) -> str:
+    """Why `url` cannot be reached, named: refused, DNS, TLS, or the error as the client put it."""
+    text = str(exc)
+    host = urlsplit(url).hostname or url
+    if "refused" in text.lower():
+        cause = "connection refused (nothing listens there)"
+    elif any(mark in text for mark in ("Name or service not known", "nodename nor servname", "getaddrinfo",
+                                       "Temporary failure in name resolution", "No address associated")):
+        cause = f"DNS lookup of {host} failed"
+    elif "SSL" in text or "TLS" in text or "CERTIFICATE" in text.upper():
+        cause = "TLS handshake failed"
+    else:
+        cause = "cannot connect"
+    return f"cannot reach {url}: {cause} ({_error_text(exc)})"
 
 
 def wait_until_listening(url: str, process: ServerProcess, timeout_s: float) -> None:

@@ -8,6 +8,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 Direction = Literal["sent", "received"]
+# What kind of rule a broken message breaks, and so which check judges it.
+FaultKind = Literal["framing", "json-rpc", "id-match"]
+FRAMING: FaultKind = "framing"  # stdio-framing: bytes that are not UTF-8 lines of bounded length
+JSON_RPC: FaultKind = "json-rpc"  # lifecycle-jsonrpc: a message that does not decode to a JSON-RPC object
+ID_MATCH: FaultKind = "id-match"  # lifecycle-id-match: a response to no request
 
 
 @dataclass(frozen=True)
@@ -22,11 +27,21 @@ class RecordedMessage:
         return self.message is not None
 
 
+@dataclass(frozen=True)
+class WireFault:
+    """A received message that breaks the wire's rules, seen as it arrived."""
+
+    at: float
+    kind: FaultKind
+    detail: str
+
+
 class Recording:
     def __init__(self) -> None:
         self._started = time.monotonic()
         self._lock = threading.Lock()
         self._messages: list[RecordedMessage] = []
+        self._faults: list[WireFault] = []
 
     def add(self, direction: Direction, raw: str, message: Any) -> None:
         entry = RecordedMessage(time.monotonic() - self._started, direction, raw, message)
@@ -39,3 +54,12 @@ class Recording:
 
     def received(self) -> list[RecordedMessage]:
         return [m for m in self.messages() if m.direction == "received"]
+
+    def add_fault(self, kind: FaultKind, detail: str) -> None:
+        fault = WireFault(time.monotonic() - self._started, kind, detail)
+        with self._lock:
+            self._faults.append(fault)
+
+    def faults(self, kind: FaultKind | None = None) -> list[WireFault]:
+        with self._lock:
+            return [f for f in self._faults if kind is None or f.kind == kind]

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import re
 import threading
 import time
 from abc import ABC, abstractmethod
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from hookconf.errors import RequestTimeoutError, TransportClosedError
-from hookconf.wire.recording import Recording
+from hookconf.errors import NoUsableAnswerError, RequestTimeoutError, TransportClosedError
+from hookconf.wire.recording import ID_MATCH, JSON_RPC, Recording
 
 JsonObject = dict[str, Any]
+# The first "id" member of a message that does not parse: which request an unreadable answer was meant for.
+SALVAGED_ID = re.compile(r'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
+SHOWN_CHARS = 80
+# Deeper messages are unreadable: Python code that walks them recursively (schema validation, rendering) would
+# hit the interpreter's recursion limit. Real MCP messages nest a few dozen levels at most.
+MAX_NESTING_DEPTH = 128
 # After the ping's answer, a server that handles messages concurrently may still be finishing the
 # raw line's answer: wait a few of its own round trips for it, bounded on both sides.
 RAW_ANSWER_GRACE_ROUND_TRIPS = 3
@@ -33,7 +41,9 @@ class Transport(ABC):
         self.recording = recording
         self.meta: JsonObject | None = None
         self._ids = itertools.count(1)
-        self._pending: dict[Any, Future[JsonObject]] = {}
+        self._pending: dict[Any, Future[JsonObject]] = {}  # in the order the requests went out
+        self._pending_methods: dict[Any, str] = {}
+        self._sent_ids: set[Any] = set()
         self._awaited_notifications: dict[str, Future[JsonObject]] = {}  # by method
         self._lock = threading.Lock()
         self._closed_reason: str | None = None
@@ -51,7 +61,7 @@ class Transport(ABC):
 
     def exchange(self, message: JsonObject, timeout_s: float) -> JsonObject:
         message = self.enveloped(message)
-        future = self._expect(message["id"])
+        future = self._expect(message["id"], str(message.get("method")))
         try:
             self.send(message)
             return future.result(timeout=timeout_s)
@@ -61,8 +71,7 @@ class Transport(ABC):
                 f"no answer to {message.get('method')!r} within {timeout_s:g} s"
             ) from None
         finally:
-            with self._lock:
-                self._pending.pop(message["id"], None)
+            self._forget(message["id"])
 
     def enveloped(self, message: JsonObject) -> JsonObject:
         """The message with the stateless era's `_meta` merged into its params (its own keys win)."""
@@ -91,7 +100,7 @@ class Transport(ABC):
         a ping with an error does not speak the handshake era (where every server answers ping), and may
         answer the raw line after it, so that answer is then awaited for the whole timeout.
         """
-        answer = self._expect(expect_id)
+        answer = self._expect(expect_id, "a raw message")
         if or_notification is not None:
             with self._lock:
                 self._awaited_notifications[or_notification] = answer
@@ -111,9 +120,13 @@ class Transport(ABC):
             return answer.result(timeout=grace)
         except FutureTimeout:
             return None
+        except NoUsableAnswerError:
+            if not answer.done():
+                raise  # the ping's own answer was unusable
+            return None  # the raw line's answer could not be read (a fault the checks judge); the server serves
         finally:
+            self._forget(expect_id)
             with self._lock:
-                self._pending.pop(expect_id, None)
                 self._awaited_notifications.pop(or_notification or "", None)
 
     def notify(self, method: str, params: JsonObject | None = None) -> None:
@@ -122,50 +135,121 @@ class Transport(ABC):
             message["params"] = params
         self.send(message)
 
-    def _expect(self, request_id: Any) -> Future[JsonObject]:
+    def _expect(self, request_id: Any, method: str) -> Future[JsonObject]:
         future: Future[JsonObject] = Future()
         with self._lock:
             if self._closed_reason is not None:
                 raise TransportClosedError(self._closed_reason)
             self._pending[request_id] = future
+            self._pending_methods[request_id] = method
         return future
 
-    def deliver(self, raw: str) -> None:
-        """Hand one received message (a line or an SSE data field) to whoever waits for it."""
-        try:
-            message = json.loads(raw)
-        except json.JSONDecodeError:
+    def _forget(self, request_id: Any) -> None:
+        with self._lock:
+            self._pending.pop(request_id, None)
+            self._pending_methods.pop(request_id, None)
+
+    def deliver(self, raw: str, reply_to: Any = None) -> None:
+        """Hand one received message (a line, an SSE data field, an HTTP body) to whoever waits for it.
+
+        `reply_to` is the id of the request whose HTTP POST this came back on (None on stdio). Never raises:
+        whatever the server sent, a message that cannot be read becomes a fault in the recording and ends
+        the wait of the request it answered at once.
+        """
+        message, failure = parse_message(raw)
+        if failure is not None:
             self.recording.add("received", raw, None)
+            if meant_as_message(raw):
+                self.recording.add_fault(JSON_RPC, f"an unreadable message ({failure}): {raw[:SHOWN_CHARS]!r}")
+            self._unreadable(raw, failure, reply_to)
             return
         self.recording.add("received", raw, message)
-        for item in message if isinstance(message, list) else [message]:
+        items = message if isinstance(message, list) else [message]
+        for item in items:
             if isinstance(item, dict):
-                self._dispatch(item)
+                self._dispatch(item, reply_to)
+            else:
+                shown = json.dumps(item)[:SHOWN_CHARS]  # a scalar or a shallow list: depth is checked above
+                self.recording.add_fault(JSON_RPC, f"a message that is not a JSON-RPC object: {shown}")
+        if not items:
+            self.recording.add_fault(JSON_RPC, "an empty batch []")
 
-    def _dispatch(self, message: JsonObject) -> None:
+    def _unreadable(self, raw: str, reason: str, reply_to: Any) -> None:
+        """Text that could not be decoded: fail the request it answered, when that is certain: the one whose
+        POST it came back on, or the one whose id it names. A stray log line on stdout answers nothing."""
+        salvaged = SALVAGED_ID.search(raw[:4096]) if meant_as_message(raw) else None
+        candidates = [reply_to] if reply_to is not None else []
+        if salvaged is not None:
+            with contextlib.suppress(ValueError):
+                candidates.append(json.loads(salvaged.group(1)))
+        with self._lock:
+            future = next((self._pending[c] for c in candidates if _hashable(c) and c in self._pending), None)
+            method = self._method_of(future) if future is not None else ""
+        if future is not None:
+            _settle(future, NoUsableAnswerError(f"the answer to {method} could not be read: {reason}"))
+
+    def _oldest_waiting(self) -> Future[JsonObject] | None:
+        """The earliest request still waiting for its answer (called with the lock held), or None."""
+        return next((future for future in self._pending.values() if not future.done()), None)
+
+    def _method_of(self, future: Future[JsonObject]) -> str:
+        request_id = next(key for key, value in self._pending.items() if value is future)
+        return f"request {json.dumps(request_id)} ({self._pending_methods.get(request_id)})"
+
+    def _dispatch(self, message: JsonObject, reply_to: Any = None) -> None:
         if message.get("method") == "ping" and "id" in message:
-            self.send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
+            with contextlib.suppress(TransportClosedError):  # the reader thread must survive a closed stdin
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
             return
-        future = self._waiter_for(message)
-        if future is not None and not future.done():
-            future.set_result(message)
+        future = self._waiter_for(message, reply_to)
+        if future is not None:
+            _settle(future, message)
 
-    def _waiter_for(self, message: JsonObject) -> Future[JsonObject] | None:
+    def _waiter_for(self, message: JsonObject, reply_to: Any) -> Future[JsonObject] | None:
         """Who waits for this message: a request for its response, by id, or a caller for a notification."""
         with self._lock:
             if "method" not in message:
-                return self._pending.get(message.get("id"))
+                return self._response_waiter(message.get("id"), reply_to)
             if "id" not in message and isinstance(message["method"], str):
                 return self._awaited_notifications.get(message["method"])
         return None
 
-    def mark_closed(self, reason: str) -> None:
+    def _response_waiter(self, response_id: Any, reply_to: Any) -> Future[JsonObject] | None:
+        """The request a response answers (called with the lock held).
+
+        A response whose id matches no request hookconf ever sent is a fault; it is still taken as the answer
+        to the request it came back on (HTTP), or else to the oldest one waiting (stdio answers in order), so
+        that the audit can go on and lifecycle-id-match judges it.
+        """
+        if _hashable(response_id) and not isinstance(response_id, bool) and response_id in self._pending:
+            return self._pending[response_id]
+        if response_id is None or (_hashable(response_id) and not isinstance(response_id, bool)
+                                   and response_id in self._sent_ids):
+            return None  # an error to an unparseable request, or a late or repeated answer
+        on_post = reply_to is not None and reply_to in self._pending
+        target = self._pending[reply_to] if on_post else self._oldest_waiting()
+        detail = f"a response carried the id {json.dumps(response_id)[:SHOWN_CHARS]}, which matches no request"
+        if target is None:
+            self.recording.add_fault(ID_MATCH, detail + "; no request was waiting")
+            return None
+        self.recording.add_fault(ID_MATCH, f"{detail}; taken as the answer to {self._method_of(target)}")
+        return target
+
+    def refuse(self, request_id: Any, error: Exception) -> None:
+        """End the wait of one request with `error`, unless it already has its answer."""
         with self._lock:
-            self._closed_reason = reason
+            future = self._pending.get(request_id)
+        if future is not None:
+            _settle(future, error)
+
+    def mark_closed(self, reason: str, error: type[TransportClosedError] = TransportClosedError) -> None:
+        """The conversation is over: every wait ends with `error`, and so does every later request."""
+        with self._lock:
+            if self._closed_reason is None:
+                self._closed_reason = reason
             waiting = list(self._pending.values())
         for future in waiting:
-            if not future.done():
-                future.set_exception(TransportClosedError(reason))
+            _settle(future, error(reason))
 
     @property
     def closed_reason(self) -> str | None:
@@ -173,15 +257,25 @@ class Transport(ABC):
 
     def send(self, message: JsonObject) -> None:
         raw = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        if not raw.isascii() and not _encodable(raw):  # a lone surrogate, e.g. in an id the server chose
+            raw = json.dumps(message, separators=(",", ":"))
+        self._note_sent(message)
         self.recording.add("sent", raw, message)
         self.send_raw(raw)
 
     def record_sent(self, raw: str) -> None:
         try:
             message = json.loads(raw)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             message = None
+        self._note_sent(message)
         self.recording.add("sent", raw, message)
+
+    def _note_sent(self, message: Any) -> None:
+        for item in message if isinstance(message, list) else [message]:
+            if isinstance(item, dict) and "method" in item and _hashable(item.get("id")):
+                with self._lock:
+                    self._sent_ids.add(item.get("id"))
 
     @abstractmethod
     def send_raw(self, raw: str) -> None:
@@ -190,3 +284,60 @@ class Transport(ABC):
     @abstractmethod
     def close(self) -> None:
         """End the conversation and release the server."""
+
+
+def _settle(future: Future[JsonObject], outcome: JsonObject | Exception) -> None:
+    """Give a waiting request its answer or its error, unless another thread (an HTTP POST, the closing
+    transport) was first."""
+    with contextlib.suppress(InvalidStateError):
+        if isinstance(outcome, Exception):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
+
+
+def _hashable(value: Any) -> bool:
+    return isinstance(value, (str, int, float, type(None)))
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def meant_as_message(raw: str) -> bool:
+    """Text meant as a JSON-RPC message (or a batch), not a stray log line such as "[info] starting"."""
+    return raw.lstrip()[:1] in ("{", "[") and '"jsonrpc"' in raw[:4096]
+
+
+def _nested_deeper_than(message: Any, raw: str, limit: int) -> bool:
+    """Whether the decoded message nests arrays and objects more than `limit` levels deep (walked without
+    recursion; only when the text has enough brackets to be that deep)."""
+    if raw.count("[") + raw.count("{") <= limit:
+        return False
+    stack: list[tuple[Any, int]] = [(message, 1)] if isinstance(message, (dict, list)) else []
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def parse_message(raw: str) -> tuple[Any, str | None]:
+    """The decoded message and None, or None and why it cannot be read (not JSON, nested too deep)."""
+    try:
+        message = json.loads(raw)
+    except RecursionError:
+        return None, f"nested more than {MAX_NESTING_DEPTH} levels deep"
+    except json.JSONDecodeError as exc:
+        return None, f"not JSON: {exc.msg} at character {exc.pos}"
+    except ValueError as exc:  # e.g. a number too long to convert
+        return None, f"not JSON: {exc}"
+    if _nested_deeper_than(message, raw, MAX_NESTING_DEPTH):
+        return None, f"nested more than {MAX_NESTING_DEPTH} levels deep"
+    return message, None

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from hookconf import HANDSHAKE_REVISIONS, __version__
+from hookconf import HANDSHAKE_REVISIONS, STATELESS_REVISIONS, __version__
 from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
     Category,
@@ -21,6 +21,7 @@ from hookconf.checks.compliance.context import ComplianceContext, describe, is_e
 from hookconf.errors import RequestTimeoutError, TransportClosedError
 from hookconf.session import SERVER_INFO_KEY, McpSession, result_meta
 from hookconf.wire.http import HttpTransport
+from hookconf.wire.recording import ID_MATCH, JSON_RPC
 from hookconf.wire.transport import JsonObject
 
 LIFECYCLE = "basic/lifecycle"
@@ -61,6 +62,9 @@ def check_proto_version(ctx: ComplianceContext) -> Outcome:
     version = _init_result(ctx).get("protocolVersion")
     if not isinstance(version, str) or not DATE_VERSION.match(version):
         return failed(f"protocolVersion {version!r} is not a YYYY-MM-DD string")
+    if version in STATELESS_REVISIONS:
+        return failed(f"protocolVersion {version} is a stateless revision, which has no initialize; an initialize "
+                      f"is answered with a handshake revision ({', '.join(HANDSHAKE_REVISIONS)})")
     if version not in HANDSHAKE_REVISIONS:
         return failed(f"protocolVersion {version} is not a published revision ({', '.join(HANDSHAKE_REVISIONS)})")
     return passed(f"negotiated {version}")
@@ -106,9 +110,14 @@ def check_capabilities(ctx: ComplianceContext) -> Outcome:
 def check_jsonrpc(ctx: ComplianceContext) -> Outcome:
     messages = [m for m in ctx.received_messages() if isinstance(m, dict)]
     wrong = [m for m in messages if m.get("jsonrpc") != "2.0"]
+    unreadable = [fault for recording in ctx.recordings() for fault in recording.faults(JSON_RPC)]
+    problems = [f"{len(unreadable)} messages could not be read as JSON-RPC, the first: {unreadable[0].detail}"] \
+        if unreadable else []
     if wrong:
-        return failed(f"{len(wrong)} of {len(messages)} messages lack \"jsonrpc\": \"2.0\", "
-                      f"e.g. jsonrpc={wrong[0].get('jsonrpc')!r}")
+        problems.append(f"{len(wrong)} of {len(messages)} messages lack \"jsonrpc\": \"2.0\", "
+                        f"e.g. jsonrpc={wrong[0].get('jsonrpc')!r}")
+    if problems:
+        return failed("; ".join(problems))
     return passed(f"all {len(messages)} messages so far carry jsonrpc 2.0")
 
 
@@ -142,8 +151,13 @@ def check_instructions(ctx: ComplianceContext) -> Outcome:
     return passed(f"{len(value)} characters of instructions")
 
 
-def _sent_request_ids(ctx: ComplianceContext) -> set[Any]:
-    return {m.message.get("id") for m in ctx.session.transport.recording.messages()
+def _typed_id(request_id: Any) -> tuple[str, str]:
+    """An id with its JSON type, so that true does not match 1, nor "1" match 1."""
+    return type(request_id).__name__, json.dumps(request_id, sort_keys=True, default=str)
+
+
+def _sent_request_ids(ctx: ComplianceContext) -> set[tuple[str, str]]:
+    return {_typed_id(m.message.get("id")) for m in ctx.session.transport.recording.messages()
             if m.direction == "sent" and isinstance(m.message, dict) and "method" in m.message}
 
 
@@ -156,9 +170,14 @@ def _sent_request_ids(ctx: ComplianceContext) -> set[Any]:
 def check_id_match(ctx: ComplianceContext) -> Outcome:
     sent = _sent_request_ids(ctx)
     responses = [m for m in ctx.received_messages() if isinstance(m, dict) and "method" not in m]
-    stray = [m.get("id") for m in responses if m.get("id") not in sent and not (m.get("id") is None and is_error(m))]
+    stray = [m.get("id") for m in responses
+             if _typed_id(m.get("id")) not in sent and not (m.get("id") is None and is_error(m))]
+    faults = [fault for recording in ctx.recordings() for fault in recording.faults(ID_MATCH)]
     if stray:
-        return failed(f"{len(stray)} responses carry ids hookconf never sent: {stray[:5]}")
+        note = f"; {faults[0].detail}" if faults else ""
+        return failed(f"{len(stray)} responses carry ids hookconf never sent: {json.dumps(stray[:5])[:200]}{note}")
+    if faults:  # on a fresh or restarted session
+        return failed(f"{len(faults)} responses matched no request, the first: {faults[0].detail}")
     return passed(f"all {len(responses)} responses matched a request")
 
 

@@ -20,6 +20,7 @@ from hookconf.checks.compliance.catalog import (
 from hookconf.checks.compliance.context import ComplianceContext, error_code, is_error, not_evaluable_rejection
 from hookconf.checks.compliance.errors import METHOD_NOT_FOUND, unknown_method
 from hookconf.wire.http import SESSION_HEADER, TOO_MANY_REQUESTS, HttpExchange, HttpReply, HttpTransport
+from hookconf.wire.recording import FRAMING
 
 STDIO = "basic/transports#stdio"
 HTTP = "basic/transports#streamable-http"
@@ -39,12 +40,16 @@ def _ping(request_id: str) -> str:
                   why="The client reads stdout as messages; any other line (a log, a banner) is a protocol error.",
                   fix="Write logs to stderr; write only JSON-RPC messages, one per line, to stdout.", after_all=True)
 def check_framing(ctx: ComplianceContext) -> Outcome:
-    received = ctx.session.transport.recording.received()
+    recording = ctx.session.transport.recording
+    received = recording.received()
     stray = [entry.raw for entry in received if not entry.is_json]
+    problems = [fault.detail for other in ctx.recordings() for fault in other.faults(FRAMING)]
     if stray:
         shown = "; ".join(repr(line[:60]) for line in stray[:3])
-        return failed(f"{len(stray)} of {len(received)} stdout lines are not JSON: {shown}")
-    return passed(f"all {len(received)} stdout lines are JSON messages")
+        problems.insert(0, f"{len(stray)} of {len(received)} stdout lines are not JSON: {shown}")
+    if problems:
+        return failed("; ".join(problems[:3]) + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""))
+    return passed(f"all {len(received)} stdout lines are JSON messages in UTF-8")
 
 
 @compliance_check("stdio-unicode", Category.TRANSPORT, "UTF-8 survives the round trip", transport="stdio", spec=STDIO,
