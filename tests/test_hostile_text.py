@@ -184,6 +184,21 @@ def test_an_error_message_quoting_the_servers_stderr_shows_it_safely(tmp_path: P
     assert hidden_characters(run.stderr) == []
 
 
+def test_diff_shows_the_server_text_safely(outputs: dict[str, str], tmp_path: Path) -> None:
+    current = json.loads(outputs["json"])
+    poisoning = [entry for entry in current["results"] if entry.get("id") == "security-tool-description-poisoning"]
+    assert [entry["status"] for entry in poisoning] == ["fail"]  # the U+202E in the description
+    base = {**current, "results": [{**entry, "status": "pass"} if entry in poisoning else entry
+                                   for entry in current["results"]]}
+    (tmp_path / "base.json").write_text(json.dumps(base), encoding="utf-8")
+    (tmp_path / "current.json").write_text(outputs["json"], encoding="utf-8")
+    run = hookconf("diff", str(tmp_path / "base.json"), str(tmp_path / "current.json"))
+    assert run.returncode == 1  # a regression
+    assert "evil\\x1b[31m" in run.stdout
+    assert hidden_characters(run.stdout) == []
+    assert closed_stdout_run("diff", str(tmp_path / "base.json"), str(tmp_path / "current.json")) == (1, "")
+
+
 # ---- the fleet tables, from the hostile server's stored report ----
 
 @pytest.fixture(scope="module")
