@@ -330,3 +330,16 @@ def test_piped_into_head(command: str, hostile_config: Path) -> None:
                          check=False)
     assert (run.returncode, run.stderr) == (0, "")
     assert len(run.stdout.splitlines()) == 1
+
+
+@pytest.mark.parametrize(("cell", "written"), [
+    ('=HYPERLINK("http://attacker.example","x")', '\'=HYPERLINK("http://attacker.example","x")'),
+    ("@SUM(1+1)", "'@SUM(1+1)"), ("+cmd", "'+cmd"), ("-2+3", "'-2+3"),
+    ("-5.0", "-5.0"), ("+1e3", "+1e3"), ("read_file", "read_file"), ("", ""),
+])
+def test_a_csv_cell_a_spreadsheet_would_run_as_a_formula_is_made_inert(cell: str, written: str) -> None:
+    import pandas as pd
+
+    from hookconf.fleet.render import csv_safe
+
+    assert csv_safe(pd.DataFrame({"tool": [cell]}))["tool"].tolist() == [written]

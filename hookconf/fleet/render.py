@@ -145,12 +145,25 @@ def write_files(tables: FleetTables, out_dir: Path, store_path: Path) -> list[Pa
     return written
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+
+
 def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
     """The frame with its text safe to show (a CSV is read with `cat` as often as with a spreadsheet);
     line breaks in details and messages stay, CSV quotes them. The stored reports keep the text as sent."""
     safe: pd.DataFrame = frame.apply(lambda column: column.map(
-        lambda value: safe_text(value, layout=column.name in LAYOUT_FIELDS) if isinstance(value, str) else value))
+        lambda value: inert_cell(safe_text(value, layout=column.name in LAYOUT_FIELDS))
+        if isinstance(value, str) else value))
     return safe
+
+
+def inert_cell(text: str) -> str:
+    """A spreadsheet runs a cell that starts with = + - @ as a formula: such text (a tool name, an error a
+    server sent) gets a leading apostrophe, which the spreadsheet hides. Numbers written as text stay."""
+    if text[:1] in FORMULA_STARTS and not NUMBER.fullmatch(text):
+        return "'" + text
+    return text
 
 
 def _markdown(title: str, note: str, sections: Mapping[str, pd.DataFrame]) -> str:
