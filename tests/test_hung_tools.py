@@ -1,0 +1,100 @@
+"""A tool that hangs is known to the whole audit: called once, reported once, and no other check fails for it.
+
+The fixture is compliance_server.py --toolset hanging: `echo`, and the read-only `stall` that never answers. On
+stdio its one request loop blocks, so while `stall` hangs the server answers nothing, not even ping; over HTTP
+only that request waits.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from hookconf import ALL_SUITES, COMPLIANCE_SUITE
+from hookconf.config import parse_config
+from hookconf.report.model import Report
+from hookconf.runner import RunOptions, run_audit
+from tests.conftest import http_server, stdio_server
+
+TIMEOUT_MS = 1500
+# A bound against hangs, not a benchmark: without the fix each check that calls the hung tool waits out
+# the timeout (and, on stdio, a restart), about twice this at TIMEOUT_MS.
+WALL_BOUND_S = 20.0
+HUNG = "stall"
+
+
+def server(transport: str, toolset: str = "hanging") -> dict[str, Any]:
+    script, flags = "compliance_server.py", ("--toolset", toolset)
+    if transport == "stdio":
+        return stdio_server(script, *flags)
+    config = http_server(script)
+    return {**config, "args": [*config["args"], *flags]}
+
+
+def timed_audit(server_config: dict[str, Any], suites: tuple[str, ...]) -> tuple[Report, float]:
+    config = parse_config({"server": server_config, "timeoutMs": TIMEOUT_MS})
+    started = time.monotonic()
+    report = run_audit(config, RunOptions(suites=suites))
+    return report, time.monotonic() - started
+
+
+def failures(report: Report) -> set[tuple[str, str, str | None]]:
+    return {(r.suite, r.tool, r.code) for r in report.results if r.status == "fail"}
+
+
+def calls(report: Report, tool: str) -> int:
+    return next(t.calls for t in report.tools if t.name == tool)
+
+
+def hang_reports(report: Report) -> list[str]:
+    """The entries that report the hang itself (the hook suites' CALL-002 aside)."""
+    return [f"{r.id or r.suite}: {r.details}" for r in report.results if f"{HUNG} hung under this check" in r.details]
+
+
+@pytest.mark.parametrize("transport", ["stdio", pytest.param("http", marks=pytest.mark.http)])
+def test_a_tool_that_hung_in_the_hook_suites_is_not_called_by_the_checks(transport: str) -> None:
+    report, wall_s = timed_audit(server(transport), ALL_SUITES)
+    # The hang's own finding is the only failure: LAT-001 on the tool (with CALL-002 in the other suites).
+    assert failures(report) == {("latency", HUNG, "LAT-001")}, [r.details for r in report.results if r.status == "fail"]
+    assert any(r.tool == HUNG and r.code == "CALL-002" for r in report.results)
+    assert calls(report, HUNG) == 1
+    assert hang_reports(report) == []  # the checks did not meet it again
+    checks = {r.id: r.status for r in report.results if r.id}
+    # The checks that call a tool called the other one; those the stuck stdio server failed before pass.
+    assert checks["tools-call"] == "pass"
+    assert checks["error-unknown-method"] == "pass"
+    assert checks["security-command-injection"] == "pass"
+    assert calls(report, "echo") > 0
+    assert wall_s < WALL_BOUND_S
+
+
+@pytest.mark.parametrize("transport", ["stdio", pytest.param("http", marks=pytest.mark.http)])
+def test_a_tool_that_hangs_under_a_check_is_reported_there_once(transport: str) -> None:
+    report, wall_s = timed_audit(server(transport), (COMPLIANCE_SUITE,))
+    assert failures(report) == set(), [r.details for r in report.results if r.status == "fail"]
+    reported = hang_reports(report)
+    assert len(reported) == 1, reported
+    assert "not evaluable" in reported[0]
+    if transport == "stdio":
+        assert "answered no ping meanwhile" in reported[0]
+    assert calls(report, HUNG) == 1
+    checks = {r.id: r.status for r in report.results if r.id}
+    assert checks["tools-call"] == "pass"
+    assert checks["error-unknown-method"] == "pass"
+    assert wall_s < WALL_BOUND_S
+
+
+def test_a_check_left_without_a_tool_says_which_one_hung() -> None:
+    report, wall_s = timed_audit(server("stdio", "stall-only"), (COMPLIANCE_SUITE,))
+    assert failures(report) == set(), [r.details for r in report.results if r.status == "fail"]
+    first = hang_reports(report)
+    assert len(first) == 1, first
+    where = first[0].split(":")[0]
+    skips = {r.id: r.details for r in report.results if r.id and r.status == "skip"}
+    for check_id in ("tools-call", "tools-call-missing-args", "security-extra-params", "stdio-unicode"):
+        if check_id != where:
+            assert f"{HUNG} hung in {where} and is not called again" in skips[check_id], check_id
+    assert calls(report, HUNG) == 1
+    assert wall_s < WALL_BOUND_S
