@@ -117,16 +117,16 @@ def _run_one(check: ComplianceCheck, ctx: ComplianceContext, run: ComplianceRun)
         outcome = failed(f"server died under this check: {_death_note(ctx.session)}")
         _restart(ctx, run)
     elif ctx.session.transport.timeouts > timeouts and not ctx.session.responsive(HUNG_PROBE_S):
-        outcome = _tool_hang(outcome, ctx, newly_hung, True) if newly_hung else _hung(outcome, ctx.keepalive_method)
+        outcome = hang_outcome(outcome, ctx, newly_hung, True) if newly_hung else _hung(outcome, ctx.keepalive_method)
         _replace_hung_server(ctx, run, check.id)
     elif newly_hung:
-        outcome = _tool_hang(outcome, ctx, newly_hung, False)
+        outcome = hang_outcome(outcome, ctx, newly_hung, False)
     elif outcome.status is Status.SKIP and ctx.passed_over:
         outcome = skipped(f"{outcome.details} ({ctx.hang_note()})")
     return _entry(check, outcome, (time.monotonic() - started) * 1000, ctx.revision)
 
 
-def _tool_hang(outcome: Outcome, ctx: ComplianceContext, tools: list[str], stuck: bool) -> Outcome:
+def hang_outcome(outcome: Outcome, ctx: ComplianceContext, tools: list[str], stuck: bool) -> Outcome:
     """The hang is reported here, where it first happened, and once: no later check calls the tool. It is the
     check's verdict only when the tool answered its usual call, so that the check's input is to blame."""
     note = (f"{', '.join(tools)} hung under this check: a call got no answer within timeoutMs "

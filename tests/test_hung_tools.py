@@ -13,9 +13,13 @@ from typing import Any
 import pytest
 
 from hookconf import ALL_SUITES, COMPLIANCE_SUITE
+from hookconf.checks.compliance.catalog import failed
+from hookconf.checks.compliance.context import ComplianceContext, HungToolError
+from hookconf.compliance_runner import hang_outcome
 from hookconf.config import parse_config
 from hookconf.report.model import Report
 from hookconf.runner import RunOptions, run_audit
+from hookconf.session import open_session
 from tests.conftest import http_server, stdio_server
 
 TIMEOUT_MS = 1500
@@ -98,3 +102,46 @@ def test_a_check_left_without_a_tool_says_which_one_hung() -> None:
             assert f"{HUNG} hung in {where} and is not called again" in skips[check_id], check_id
     assert calls(report, HUNG) == 1
     assert wall_s < WALL_BOUND_S
+
+
+def test_a_hang_under_an_unusual_input_stays_the_checks_failure_when_the_usual_call_was_answered() -> None:
+    """Blame an input only when the same call without it succeeds: then the check keeps its FAIL (and says the
+    tool hung); a tool never answered at all makes the check not evaluable instead."""
+    config = parse_config({"server": server("stdio"), "suites": [COMPLIANCE_SUITE], "timeoutMs": TIMEOUT_MS})
+    session = open_session(config.server, TIMEOUT_MS / 1000)
+    try:
+        session.initialize()
+        assert session.identity is not None
+        ctx = ComplianceContext(config, session, session.identity.protocol_version, auth_configured=False)
+        echo = next(t for t in ctx.tools if t["name"] == "echo")
+        assert ctx.baseline(echo) is not None
+        outcome = hang_outcome(failed("the server stopped serving"), ctx, ["echo"], stuck=False)
+        assert outcome.status == "fail"
+        assert outcome.details.startswith("the server stopped serving; echo hung under this check")
+        unanswered = hang_outcome(failed("the server stopped serving"), ctx, [HUNG], stuck=False)
+        assert unanswered.status == "indeterminate"
+        assert unanswered.details.startswith("not evaluable: stall hung under this check")
+    finally:
+        session.close()
+
+
+def test_a_listed_tool_that_gets_no_answer_is_hung_and_an_unlisted_one_is_not() -> None:
+    """A hung tool is not called again; error-unknown-tool's probe timing out is that check's verdict, not a hang
+    of a tool the server has."""
+    config = parse_config({"server": server("stdio"), "suites": [COMPLIANCE_SUITE], "timeoutMs": TIMEOUT_MS})
+    session = open_session(config.server, TIMEOUT_MS / 1000)
+    try:
+        session.initialize()
+        assert session.identity is not None
+        ctx = ComplianceContext(config, session, session.identity.protocol_version, auth_configured=False)
+        ctx.running = "some-check"
+        assert [t["name"] for t in ctx.read_only_tools()] == ["echo", HUNG]
+        assert ctx.call_tool(HUNG, {"text": "x"}) is None
+        assert ctx.call_tool("hookconf_no_such_tool", {}) is None  # the stuck server answers nothing now
+        assert ctx.hung_tools == {HUNG: "some-check"}
+        assert [t["name"] for t in ctx.read_only_tools()] == ["echo"]
+        with pytest.raises(HungToolError, match="stall hung in some-check and is not called again"):
+            ctx.call_tool(HUNG, {"text": "y"})
+        assert session.calls_by_tool[HUNG] == 1
+    finally:
+        session.close()

@@ -112,6 +112,11 @@ class ComplianceContext:
         self.passed_over.update(str(t.get("name")) for t in allowed if t.get("name") in self.hung_tools)
         return [t for t in allowed if t.get("name") not in self.hung_tools]
 
+    def _listed_tool_names(self) -> set[str]:
+        """The names in the tool list fetched so far (none fetched: none; a stuck server is not asked again)."""
+        listing = self._lists.get("tools/list")
+        return {str(tool.get("name")) for tool in listing.items} if listing is not None else set()
+
     def hang_note(self) -> str:
         """Why the running check did not call the tools that hung, for a check that had no other tool."""
         return "; ".join(f"{name} hung in {self.hung_tools[name]} and is not called again"
@@ -143,7 +148,7 @@ class ComplianceContext:
         try:
             return self.note_answer(self.session.request("tools/call", params))
         except RequestTimeoutError:
-            if any(tool.get("name") == name for tool in self.tools):  # an unlisted name is the check's probe
+            if name in self._listed_tool_names():  # an unlisted name is the check's own probe, no tool of the server
                 self.hung_tools[name] = self.running
             return None
 
