@@ -203,23 +203,23 @@ def _audit_tools(
     tool_entries: list[ToolEntry] = []
     suites = _selected_suites(config, options)
     stuck = False
-    hung: list[str] = []
+    hung: set[str] = set()
     for tool in tools:
         plan = plan_tool(tool, config)
-        ctx = ToolContext(tool, plan.arguments, config, session, config.probe_for(str(tool.get("name"))))
+        ctx = ToolContext(tool, plan.arguments, config, session, config.probe_for(str(tool.get("name"))),
+                          hung_tools=hung)
         ctx.server_stuck = stuck
+        ctx.hung = ctx.name in hung  # it hung as an earlier tool's state probe: reported here, not called again
         ctx.sandbox = CallWatch(options.sandbox) if options.sandbox is not None else None
         outcomes = [_run_suite(suite, ctx, plan, session) for suite in suites]
         stuck = ctx.server_stuck
-        if ctx.hung:
-            hung.append(ctx.name)
         disguised = _disguised_error_outcome(ctx)
         for outcome in outcomes + ([disguised] if disguised else []):
             entries.append(_entry(outcome))
             for listener in options.listeners:
                 listener.result(outcome)
         tool_entries.append(_tool_entry(ctx, plan, outcomes))
-    return entries, tool_entries, HookHangs(hung, stuck)
+    return entries, tool_entries, HookHangs(sorted(hung), stuck)
 
 
 def _selected_suites(config: AuditConfig, options: RunOptions) -> list[Suite]:

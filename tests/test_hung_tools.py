@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from hookconf import ALL_SUITES, COMPLIANCE_SUITE
+from hookconf import ALL_SUITES, COMPLIANCE_SUITE, HOOK_SUITES
 from hookconf.checks.compliance.catalog import failed
 from hookconf.checks.compliance.context import ComplianceContext, HungToolError
 from hookconf.compliance_runner import hang_outcome
@@ -145,3 +145,22 @@ def test_a_listed_tool_that_gets_no_answer_is_hung_and_an_unlisted_one_is_not() 
         assert session.calls_by_tool[HUNG] == 1
     finally:
         session.close()
+
+
+def test_a_tool_that_hung_as_a_state_probe_is_not_called_again_by_any_suite() -> None:
+    """broken_server.py answers other requests while hang_forever hangs; no_probe_tool is audited first and
+    reads hang_forever as its state probe."""
+    config = parse_config({"server": stdio_server("broken_server.py"), "timeoutMs": TIMEOUT_MS,
+                           "toolFilter": ["no_probe_tool", "hang_forever"],
+                           "probes": [{"name": "no_probe_tool", "args": {},
+                                       "stateProbe": {"tool": "hang_forever", "args": {}}}]})
+    report = run_audit(config, RunOptions(suites=HOOK_SUITES))
+    assert [t.name for t in report.tools] == ["no_probe_tool", "hang_forever"]
+    assert calls(report, "hang_forever") == 1
+    probe = next(r for r in report.results if r.tool == "no_probe_tool" and r.suite == "side-effects")
+    assert probe.status == "indeterminate"
+    # The hang is reported on the tool itself, as when its own suites meet it.
+    hang = {r.suite: (r.status, r.code) for r in report.results if r.tool == "hang_forever"}
+    assert hang["latency"] == ("fail", "LAT-001")
+    assert hang["idempotency"] == ("indeterminate", "CALL-002")
+    assert failures(report) == {("latency", "hang_forever", "LAT-001")}
