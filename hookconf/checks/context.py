@@ -116,17 +116,15 @@ class ToolContext:
 
     @property
     def out_of_service(self) -> str | None:
-        """Why no call of this tool can work in this audit, when its suites showed that: every call of its series
-        failed, naming a backend out of reach or the same error twice; else None."""
+        """How this tool's calls failed, when its suites showed that none can work in this audit: every call of
+        its series failed, naming a backend out of reach or the same error twice; else None."""
         series = self._samples
         if not series or not all(failure_signature(s, self.arguments) is not None for s in series):
             return None
         backend = backend_failure(series, self.arguments)
         if backend is not None:
-            return f"its calls could not reach a backend ({backend})"
-        if self.stop_note is not None:
-            return f"its calls all failed the same way: {series[0].describe_failure()}"
-        return None
+            return backend
+        return series[0].describe_failure() if self.stop_note is not None else None
 
     def call(self, name: str, arguments: JsonObject) -> CallOutcome:
         """One call; a timeout marks the tool as hung so that it is not called again."""

@@ -60,10 +60,10 @@ class ComplianceContext:
     # Tools whose call got no answer within timeoutMs, and where that happened ("the hook suites", a check id):
     # no check calls them again. Known to the whole audit: the runner adds the ones the hook suites found.
     hung_tools: dict[str, str] = field(default_factory=dict)
-    # Tools no call of which can work in this audit, with why: their usual call (the hook suites' series, or a
-    # check's) failed naming a backend out of reach, or the hook suites' series failed the same way twice; or
-    # two of the checks' calls failed naming such a backend and none succeeded. Checks pick other tools first,
-    # and probes that need a working call leave them out. The runner adds the ones the hook suites found.
+    # Tools no call of which can work in this audit, with how they failed: their usual call (the hook suites'
+    # series, or a check's) failed naming a backend out of reach, or the hook suites' series failed the same
+    # way twice; or two of the checks' calls failed naming such a backend and none succeeded. Checks pick other
+    # tools first, and probes that need a working call leave them out. The runner adds the hook suites' ones.
     out_of_service: dict[str, str] = field(default_factory=dict)
     _backend_failures: dict[str, int] = field(default_factory=dict)  # per tool: calls failing at a backend
     _answered: set[str] = field(default_factory=set)  # tools that answered a check's call without failing
@@ -129,7 +129,7 @@ class ComplianceContext:
         return [t for t in self.read_only_tools() if t.get("name") not in self.out_of_service]
 
     def service_note(self, tools: list[JsonObject]) -> str:
-        """Why these tools (out of service) were not probed."""
+        """How those of these tools that are out of service failed: "name: failure; ..."."""
         return "; ".join(f"{t.get('name')}: {self.out_of_service[str(t.get('name'))]}" for t in tools
                          if t.get("name") in self.out_of_service)
 
@@ -183,7 +183,7 @@ class ComplianceContext:
             self.memo[key] = answer if made else self.call_tool(name, arguments)
             backend = backend_failure(self.memo[key]) if self.memo[key] is not None else None
             if backend is not None and name not in self._answered and self._is_usual_call(name, arguments):
-                self.out_of_service.setdefault(name, f"its usual call could not reach a backend ({backend})")
+                self.out_of_service.setdefault(name, backend)
         return self.note_answer(self.memo[key])
 
     def _is_usual_call(self, name: str, arguments: Any) -> bool:
@@ -202,7 +202,7 @@ class ComplianceContext:
             return response
         self._backend_failures[name] = self._backend_failures.get(name, 0) + 1
         if self._backend_failures[name] >= BACKEND_FAILURES_OUT_OF_SERVICE and name not in self._answered:
-            self.out_of_service.setdefault(name, f"its calls could not reach a backend ({backend})")
+            self.out_of_service.setdefault(name, backend)
         return response
 
     def baseline(self, tool: JsonObject) -> JsonObject | None:

@@ -263,9 +263,10 @@ def _judge_injection(ctx: ComplianceContext, tally: ProbeTally, kind: str) -> Ou
     """Evidence (a marker only the payload can produce) fails the check whatever else the tool does. Without
     it, only tools whose call succeeds without the payload count: a tool that fails for every input never let
     the payload reach the code under test."""
+    out_of_service = ctx.service_note([tool for tool in _probed_tools(ctx) if tool not in tally.tools])
     if tally.sent == 0:
-        if (out_of_service := ctx.service_note(_probed_tools(ctx))):
-            return not_evaluable(f"the {kind} payload", f"no tool to probe works: {out_of_service}")
+        if out_of_service:
+            return not_evaluable(f"the {kind} payload", out_of_service)
         return skipped("no read-only tool with a string argument to probe (destructive tools are never probed)")
     reached = f"{tally.reached} of {tally.sent} payloads reached the tool"
     if tally.evidence:
@@ -274,11 +275,11 @@ def _judge_injection(ctx: ComplianceContext, tally: ProbeTally, kind: str) -> Ou
     failing = {str(tool["name"]): failure for tool in tally.tools
                if (failure := failure_text(ctx.baseline(tool))) is not None}
     if len(failing) == len(tally.tools):
-        return not_evaluable(f"the {kind} payload", "; ".join(f"{name}: {why}" for name, why in failing.items()))
+        reasons = [f"{name}: {why}" for name, why in failing.items()] + ([out_of_service] if out_of_service else [])
+        return not_evaluable(f"the {kind} payload", "; ".join(reasons))
     evaluated = [str(tool["name"]) for tool in tally.tools if str(tool["name"]) not in failing]
     unevaluable = f"; not evaluable (failing without the payload too): {', '.join(failing)}" if failing else ""
-    left_out = [t for t in _probed_tools(ctx) if t not in tally.tools]
-    if (out_of_service := ctx.service_note(left_out)):
+    if out_of_service:
         unevaluable += f"; not probed, out of service: {out_of_service}"
     return passed(f"no evidence of {kind} in {', '.join(evaluated)} ({reached}{unevaluable})")
 
