@@ -125,13 +125,18 @@ class ComplianceContext:
         return sorted(callable_tools, key=lambda t: t.get("name") in self.out_of_service)
 
     def working_tools(self) -> list[JsonObject]:
-        """The read-only tools not known to be out of service: those a probe that needs a working call may use."""
-        return [t for t in self.read_only_tools() if t.get("name") not in self.out_of_service]
+        """The read-only tools whose backend is not known to be out of reach: those a probe that needs a working
+        call may use. A tool that failed the same way for another reason still is one: its error may be about the
+        input (a file that is not there), which a probe's payload changes."""
+        return [t for t in self.read_only_tools() if not self.backend_down(str(t.get("name")))]
+
+    def backend_down(self, name: str) -> bool:
+        return unreachable_backend(self.out_of_service.get(name, "")) is not None
 
     def service_note(self, tools: list[JsonObject]) -> str:
-        """How those of these tools that are out of service failed: "name: failure; ..."."""
+        """How those of these tools whose backend is out of reach failed: "name: failure; ..."."""
         return "; ".join(f"{t.get('name')}: {self.out_of_service[str(t.get('name'))]}" for t in tools
-                         if t.get("name") in self.out_of_service)
+                         if self.backend_down(str(t.get("name"))))
 
     def _listed_tool_names(self) -> set[str]:
         """The names in the tool list fetched so far (none fetched: none; a stuck server is not asked again)."""

@@ -245,7 +245,7 @@ def _inject(ctx: ComplianceContext, payloads: list[str], evidence: re.Pattern[st
         if tool not in tally.tools:
             tally.tools.append(tool)
         for payload in payloads:
-            if tool["name"] in ctx.out_of_service and (seen is None or payload != payloads[0]):
+            if ctx.backend_down(str(tool["name"])) and (seen is None or payload != payloads[0]):
                 break  # out of service now, or from the start and given the first payload already
             response = ctx.call_tool(str(tool["name"]), {**ctx.arguments_for(tool), param: payload})
             tally.sent += 1
