@@ -140,3 +140,23 @@ def test_different_errors_and_answers_have_different_signatures() -> None:
     assert failure_signature(failed_with("table missing")) != failure_signature(failed_with("column missing"))
     assert failure_signature(CallOutcome(duration_ms=1.0, result={"content": [{"type": "text", "text": "ok"}]})) \
         is None
+
+
+def test_a_tool_failing_the_same_way_without_a_backend_stops_too_and_says_so() -> None:
+    config = parse_config({"server": stdio_server("broken_server.py"), "tries": 3, "timeoutMs": 5000,
+                           "toolFilter": ["echo_error"]})
+    report = run_audit(config, RunOptions(suites=HOOK_SUITES))
+    assert calls(report, "echo_error") == 2
+    for suite in SERIES_SUITES:
+        entry = outcome(report, "echo_error", suite)
+        assert (entry.status, entry.code) == ("indeterminate", "CALL-001"), entry.details
+        assert "the series stopped after 2 calls" in (entry.details or "")
+
+
+def test_a_tool_whose_answers_differ_gets_its_full_series() -> None:
+    # a tool that answers gets every call the suites ask for: only failures stop a series early
+    config = parse_config({"server": stdio_server("broken_server.py"), "tries": 3, "timeoutMs": 5000,
+                           "toolFilter": ["random_text"]})
+    report = run_audit(config, RunOptions(suites=HOOK_SUITES))
+    assert outcome(report, "random_text", "idempotency").code == "IDEMP-001"
+    assert calls(report, "random_text") == 6
