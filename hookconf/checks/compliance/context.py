@@ -196,8 +196,8 @@ class ComplianceContext:
         return tool is not None and arguments == self.arguments_for(tool)
 
     def _note_service(self, name: str, response: JsonObject | None) -> JsonObject | None:
-        """Count the tool's calls that fail at a backend out of reach; two without a success put it out of
-        service (the payloads of probes differ, the dead backend does not)."""
+        """Count the tool's calls that fail at a backend out of reach; two, while neither a check's call nor its usual
+        call succeeded, put it out of service (the payloads of probes differ, the dead backend does not)."""
         if response is None or name not in self._listed_tool_names():
             return response
         backend = backend_failure(response)
@@ -206,9 +206,21 @@ class ComplianceContext:
                 self._answered.add(name)
             return response
         self._backend_failures[name] = self._backend_failures.get(name, 0) + 1
-        if self._backend_failures[name] >= BACKEND_FAILURES_OUT_OF_SERVICE and name not in self._answered:
+        enough = self._backend_failures[name] >= BACKEND_FAILURES_OUT_OF_SERVICE
+        if enough and name not in self._answered and not self._usual_call_worked(name):
             self.out_of_service.setdefault(name, backend)
         return response
+
+    def _usual_call_worked(self, name: str) -> bool:
+        """Whether the tool's usual call (a hook suite's or a check's) succeeded: then its backend is there, and a
+        failure under a probe's input is the input's doing."""
+        tool = next((t for t in self.tools if t.get("name") == name), None)
+        if tool is None:
+            return False
+        arguments = self.arguments_for(tool)
+        key = f"call:{name}:{json.dumps(arguments, sort_keys=True, default=str)}"
+        answer = self.memo[key] if key in self.memo else self._recorded_call(name, arguments)[1]
+        return answer is not None and failure_text(answer) is None
 
     def baseline(self, tool: JsonObject) -> JsonObject | None:
         """The tool called as a client normally would: with its probe's (or generated) arguments."""
