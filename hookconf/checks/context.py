@@ -6,7 +6,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from hookconf.checks.call_errors import Undecidable, backend_failure, failure_signature, undecidable
+from hookconf.checks.call_errors import (
+    Undecidable,
+    backend_failure,
+    error_message,
+    failure_signature,
+    undecidable,
+)
 from hookconf.config import AuditConfig, Probe
 from hookconf.session import CallOutcome, McpSession
 from hookconf.wire.sandbox import CallWatch
@@ -71,7 +77,6 @@ class ToolContext:
     hung_tools: set[str] = field(default_factory=set)
     stop_note: str | None = None  # why the series stopped short of what the suites asked for
 
-
     @property
     def name(self) -> str:
         return str(self.tool.get("name"))
@@ -124,7 +129,9 @@ class ToolContext:
         backend = backend_failure(series, self.arguments)
         if backend is not None:
             return backend
-        return series[0].describe_failure() if self.stop_note is not None else None
+        if self.stop_note is None:
+            return None
+        return series[0].describe_failure() if series[0].failed else error_message(series[0], self.arguments)
 
     def call(self, name: str, arguments: JsonObject) -> CallOutcome:
         """One call; a timeout marks the tool as hung so that it is not called again."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hookconf.checks.backend import sandbox_note
-from hookconf.checks.call_errors import backend_failure
+from hookconf.checks.call_errors import backend_failure, failure_signature
 from hookconf.checks.context import ToolContext
 from hookconf.checks.registry import (
     BACKEND_UNREACHABLE,
@@ -60,9 +60,11 @@ def hung_verdict(ctx: ToolContext) -> SuiteResult:
 
 def over_p95_budget(ctx: ToolContext) -> Callable[[list[CallOutcome]], bool]:
     """Whether the calls so far decide LAT-001 already: the nearest-rank p95 of TIMED_SAMPLES samples is their
-    maximum (for fewer than 20), so one timed call over the budget fails it whatever the others take."""
+    maximum (for fewer than 20), so one timed call that answered over the budget fails it whatever the others
+    take. A failed call does not decide it: a series of failures is no measure of the tool."""
     budget = ctx.config.thresholds.latency_p95_ms
-    return lambda series: any(sample.duration_ms > budget for sample in series[WARMUP_CALLS:])
+    return lambda series: any(sample.duration_ms > budget and failure_signature(sample, ctx.arguments) is None
+                              for sample in series[WARMUP_CALLS:])
 
 
 @hook_suite(SUITE, weight=20, summary="p50 and p95 of 5 samples after 1 warm-up call, against the budgets.")
