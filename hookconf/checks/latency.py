@@ -78,11 +78,14 @@ def check_latency(ctx: ToolContext) -> SuiteResult:
     durations = [sample.duration_ms for sample in samples]
     p50, p95 = percentile(durations, 0.50), percentile(durations, 0.95)
     figures = f"p50 {p50:.1f} ms, p95 {p95:.1f} ms over {len(durations)} samples"
-    if p95 > budget.latency_p95_ms:
-        stopped = (f"; a timed call over the budget decides p95 of {TIMED_SAMPLES}, so no more were made"
-                   if len(durations) < TIMED_SAMPLES else "")
+    if p95 > budget.latency_p95_ms and len(durations) < TIMED_SAMPLES:
         return result(SUITE, ctx.name, Status.FAIL,
-                      f"{figures}; budget p95 {budget.latency_p95_ms:g} ms{stopped}", OVER_P95.code)
+                      f"p95 {p95:.1f} ms over {len(durations)} of {TIMED_SAMPLES} samples; budget p95 "
+                      f"{budget.latency_p95_ms:g} ms (the p95 of {TIMED_SAMPLES} samples is their maximum, so the "
+                      "rest were not taken)", OVER_P95.code)
+    if p95 > budget.latency_p95_ms:
+        return result(SUITE, ctx.name, Status.FAIL,
+                      f"{figures}; budget p95 {budget.latency_p95_ms:g} ms", OVER_P95.code)
     if p50 > budget.latency_p50_ms:
         return result(SUITE, ctx.name, Status.WARN,
                       f"{figures}; budget p50 {budget.latency_p50_ms:g} ms", OVER_P50.code)
