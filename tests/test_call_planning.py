@@ -161,3 +161,14 @@ def test_a_tool_whose_answers_differ_gets_its_full_series() -> None:
     report = run_audit(config, RunOptions(suites=HOOK_SUITES))
     assert outcome(report, "random_text", "idempotency").code == "IDEMP-001"
     assert calls(report, "random_text") == 6
+
+
+@pytest.mark.parametrize("suites", [ALL_SUITES, (COMPLIANCE_SUITE,)], ids=["with-hook-suites", "compliance-only"])
+def test_a_tool_whose_usual_call_works_gets_every_payload_though_they_fail_at_a_backend(
+        suites: tuple[str, ...]) -> None:
+    report = offline_audit(suites, "--lookup")
+    for check_id in INJECTION_CHECKS:
+        found = check(report, check_id)
+        assert found.status == "pass", found.details
+        assert "lookup_term" in (found.details or "").split(" (")[0]  # evaluated, not left out
+        assert "lookup_term: " not in (found.details or "")  # not named among the tools out of service

@@ -67,6 +67,7 @@ class ComplianceContext:
     out_of_service: dict[str, str] = field(default_factory=dict)
     _backend_failures: dict[str, int] = field(default_factory=dict)  # per tool: calls failing at a backend
     _answered: set[str] = field(default_factory=set)  # tools that answered a check's call without failing
+    _asking_usual: set[str] = field(default_factory=set)  # tools whose usual call is being made to see if it works
     running: str = ""  # the id of the check running now, which a hang is attributed to
     passed_over: set[str] = field(default_factory=set)  # hung tools left out of the running check's choice
 
@@ -207,19 +208,22 @@ class ComplianceContext:
             return response
         self._backend_failures[name] = self._backend_failures.get(name, 0) + 1
         enough = self._backend_failures[name] >= BACKEND_FAILURES_OUT_OF_SERVICE
-        if enough and name not in self._answered and not self._usual_call_worked(name):
-            self.out_of_service.setdefault(name, backend)
+        if enough and name not in self._answered and name not in self._asking_usual:
+            self._asking_usual.add(name)
+            try:
+                if not self._usual_call_works(name):
+                    self.out_of_service.setdefault(name, backend)
+            finally:
+                self._asking_usual.discard(name)
         return response
 
-    def _usual_call_worked(self, name: str) -> bool:
-        """Whether the tool's usual call (a hook suite's or a check's) succeeded: then its backend is there, and a
-        failure under a probe's input is the input's doing."""
+    def _usual_call_works(self, name: str) -> bool:
+        """Whether the tool's usual call (a hook suite's or a check's, else made now, once) succeeds: then its
+        backend is there, and a failure under a probe's input is the input's doing."""
         tool = next((t for t in self.tools if t.get("name") == name), None)
         if tool is None:
             return False
-        arguments = self.arguments_for(tool)
-        key = f"call:{name}:{json.dumps(arguments, sort_keys=True, default=str)}"
-        answer = self.memo[key] if key in self.memo else self._recorded_call(name, arguments)[1]
+        answer = self.call_once(name, self.arguments_for(tool))
         return answer is not None and failure_text(answer) is None
 
     def baseline(self, tool: JsonObject) -> JsonObject | None:
