@@ -89,7 +89,8 @@ def test_without_a_working_tool_the_probes_are_not_evaluable() -> None:
     for check_id in INJECTION_CHECKS:
         found = check(report, check_id)
         assert found.status == "indeterminate", (found.details or "")
-        assert (found.details or "").startswith("not evaluable: no tool to probe works without the ")
+        assert (found.details or "").startswith("not evaluable: the call fails without the ")
+        assert "none was sent, every tool's backend is out of reach: " in (found.details or "")
         assert f"{DEAD}: " in (found.details or "")
         assert "ENOTFOUND" in (found.details or "")
     # 2 in the series, and one call for each check that can judge an answer that is an error (23 before)

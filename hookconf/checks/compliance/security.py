@@ -13,7 +13,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from hookconf.checks.backend import one_line
 from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
     Category,
@@ -24,7 +23,6 @@ from hookconf.checks.compliance.catalog import (
     failed,
     passed,
     skipped,
-    undecided,
     warned,
 )
 from hookconf.checks.compliance.context import (
@@ -268,8 +266,8 @@ def _judge_injection(ctx: ComplianceContext, tally: ProbeTally, kind: str) -> Ou
     out_of_service = ctx.service_note([tool for tool in _probed_tools(ctx) if tool not in tally.tools])
     if tally.sent == 0:
         if out_of_service:
-            return undecided(f"not evaluable: no tool to probe works without the {kind} payload, so none was sent: "
-                             f"{one_line(out_of_service, 300)}")
+            return not_evaluable(f"the {kind} payload", f"none was sent, every tool's backend is out of reach: "
+                                 f"{out_of_service}")
         return skipped("no read-only tool with a string argument to probe (destructive tools are never probed)")
     reached = f"{tally.reached} of {tally.sent} payloads reached the tool"
     if tally.evidence:
