@@ -134,6 +134,7 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
         entries, tool_entries, hangs = _audit_tools(session, tools, config, options)
         if compliance is not None:
             carry_hook_hangs(compliance, hangs.tools, hangs.server_stuck)
+            compliance.ctx.out_of_service.update(hangs.out_of_service)
             run_compliance(compliance)
             entries.extend(compliance.entries)
             warnings.extend(compliance.ctx.warnings)
@@ -194,6 +195,7 @@ class HookHangs:
 
     tools: list[str] = field(default_factory=list)
     server_stuck: bool = False
+    out_of_service: dict[str, str] = field(default_factory=dict)  # tools no call of which worked, with why
 
 
 def _audit_tools(
@@ -204,6 +206,7 @@ def _audit_tools(
     suites = _selected_suites(config, options)
     stuck = False
     hung: set[str] = set()
+    out_of_service: dict[str, str] = {}
     for tool in tools:
         plan = plan_tool(tool, config)
         ctx = ToolContext(tool, plan.arguments, config, session, config.probe_for(str(tool.get("name"))),
@@ -213,13 +216,15 @@ def _audit_tools(
         ctx.sandbox = CallWatch(options.sandbox) if options.sandbox is not None else None
         outcomes = [_run_suite(suite, ctx, plan, session) for suite in suites]
         stuck = ctx.server_stuck
+        if (why := ctx.out_of_service) is not None:
+            out_of_service[ctx.name] = why
         disguised = _disguised_error_outcome(ctx)
         for outcome in outcomes + ([disguised] if disguised else []):
             entries.append(_entry(outcome))
             for listener in options.listeners:
                 listener.result(outcome)
         tool_entries.append(_tool_entry(ctx, plan, outcomes))
-    return entries, tool_entries, HookHangs(sorted(hung), stuck)
+    return entries, tool_entries, HookHangs(sorted(hung), stuck, out_of_service)
 
 
 def _selected_suites(config: AuditConfig, options: RunOptions) -> list[Suite]:

@@ -43,6 +43,8 @@ NOT_THERE_CHARS = 200
 MIN_ARGUMENT_CHARS = 3
 QUOTE_CHARS = 120
 ERROR_OBJECT_KEYS = {"error", "message", "code", "status", "success", "details"}
+# What differs between two reports of the same error: ids, hex digests, counters, ports, durations.
+VOLATILE_IN_ERRORS = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F-]{27}|\b[0-9a-fA-F]{16,}\b|\d+(?:\.\d+)?")
 
 
 def result_text(outcome: CallOutcome) -> str:
@@ -119,6 +121,16 @@ def error_message(outcome: CallOutcome, arguments: JsonObject | None = None) -> 
     if outcome.result is not None and outcome.result.get("isError"):
         return result_text(outcome)
     return disguised_error(outcome, arguments)
+
+
+def failure_signature(outcome: CallOutcome, arguments: JsonObject | None = None) -> str | None:
+    """What a failed call said with its numbers and ids masked, so that two reports of one error compare
+    equal; None for a call that did not fail (or got no answer: a hang is handled on its own)."""
+    if outcome.timed_out or not (outcome.failed or disguised_error(outcome, arguments) is not None):
+        return None
+    code = outcome.error.get("code") if outcome.error is not None else None
+    message = error_message(outcome, arguments) or ""
+    return f"{code}:{VOLATILE_IN_ERRORS.sub('#', ' '.join(message.split()))}"
 
 
 def backend_message(outcome: CallOutcome, arguments: JsonObject | None = None) -> str | None:

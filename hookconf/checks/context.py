@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from hookconf.checks.call_errors import (
+    Undecidable,
+    backend_failure,
+    error_message,
+    failure_signature,
+    undecidable,
+)
 from hookconf.config import AuditConfig, Probe
 from hookconf.session import CallOutcome, McpSession
 from hookconf.wire.sandbox import CallWatch
@@ -47,6 +55,9 @@ def missing_annotations(tool: JsonObject) -> list[str]:
     return [hint for hint in ("readOnlyHint", "destructiveHint") if not isinstance(annotations.get(hint), bool)]
 
 
+REPEATED_FAILURE_CALLS = 2
+
+
 @dataclass
 class ToolContext:
     """Suites share the repeated calls: idempotency, determinism and latency read one series."""
@@ -64,6 +75,7 @@ class ToolContext:
     # Every tool that hung in this audit, as its own or as another tool's state probe: shared by the tools'
     # contexts, so that none is called again by any suite.
     hung_tools: set[str] = field(default_factory=set)
+    stop_note: str | None = None  # why the series stopped short of what the suites asked for
 
     @property
     def name(self) -> str:
@@ -78,11 +90,48 @@ class ToolContext:
         """The calls made so far with the probe's arguments."""
         return list(self._samples)
 
-    def samples(self, count: int) -> list[CallOutcome]:
-        """The first `count` calls with the probe's arguments, made on first demand and kept."""
-        while len(self._samples) < count and not self.hung:
+    def samples(self, count: int, decided: Callable[[list[CallOutcome]], bool] | None = None) -> list[CallOutcome]:
+        """The first `count` calls with the probe's arguments, made on first demand and kept.
+
+        The series stops short when more calls cannot change a verdict: when its first two calls failed
+        with the same error (every suite is indeterminate then), or when `decided` says the caller's
+        verdict already is."""
+        while len(self._samples) < count and not self.hung and self.stop_note is None:
+            if decided is not None and decided(self._samples):
+                break
             self._samples.append(self.call(self.name, self.arguments))
+            self.stop_note = self._repeated_failure()
         return self._samples[:count]
+
+    def _repeated_failure(self) -> str | None:
+        if len(self._samples) != REPEATED_FAILURE_CALLS:
+            return None
+        first, second = (failure_signature(sample, self.arguments) for sample in self._samples)
+        if first is None or first != second:
+            return None
+        return (f"the series stopped after {REPEATED_FAILURE_CALLS} calls: both failed with the same error, "
+                "and more calls of it cannot show the tool's behaviour")
+
+    def unjudged(self, samples: Sequence[CallOutcome], calls: str) -> Undecidable | None:
+        """Why the samples cannot show the tool's behaviour (see `undecidable`), saying where the series stopped."""
+        found = undecidable(samples, self.arguments, calls)
+        if found is None or self.stop_note is None:
+            return found
+        return replace(found, reason=f"{found.reason}; {self.stop_note}")
+
+    @property
+    def out_of_service(self) -> str | None:
+        """How this tool's calls failed, when its suites showed that none can work in this audit: every call of
+        its series failed, naming a backend out of reach or the same error twice; else None."""
+        series = self._samples
+        if not series or not all(failure_signature(s, self.arguments) is not None for s in series):
+            return None
+        backend = backend_failure(series, self.arguments)
+        if backend is not None:
+            return backend
+        if self.stop_note is None:
+            return None
+        return series[0].describe_failure() if series[0].failed else error_message(series[0], self.arguments)
 
     def call(self, name: str, arguments: JsonObject) -> CallOutcome:
         """One call; a timeout marks the tool as hung so that it is not called again."""

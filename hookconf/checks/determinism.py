@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from hookconf.checks.call_errors import undecidable
 from hookconf.checks.context import ToolContext
 from hookconf.checks.normalize import all_equal, canonical, differs_only_in_floats, normalized_output, shape
 from hookconf.checks.registry import (
@@ -41,7 +40,7 @@ def check_determinism(ctx: ToolContext) -> SuiteResult:
     samples = ctx.samples(ctx.config.tries)
     if ctx.hung:
         return result(SUITE, ctx.name, Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
-    if (unjudged := undecidable(samples, ctx.arguments, "calls")) is not None:
+    if (unjudged := ctx.unjudged(samples, "calls")) is not None:
         return result(SUITE, ctx.name, Status.INDETERMINATE, unjudged.reason, unjudged.code)
     outputs = [normalized_output(sample) for sample in samples]
     shapes = {canonical(shape(output)) for output in outputs}

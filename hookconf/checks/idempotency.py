@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from hookconf.checks.call_errors import undecidable
 from hookconf.checks.context import ToolContext
 from hookconf.checks.normalize import (
     ISO_TIMESTAMP,
@@ -56,7 +55,7 @@ def check_idempotency(ctx: ToolContext) -> SuiteResult:
     samples = ctx.samples(ctx.config.tries)
     if ctx.hung:
         return result(SUITE, ctx.name, Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
-    if (unjudged := undecidable(samples, ctx.arguments, "calls")) is not None:
+    if (unjudged := ctx.unjudged(samples, "calls")) is not None:
         return result(SUITE, ctx.name, Status.INDETERMINATE, unjudged.reason, unjudged.code)
     tolerance = ctx.config.thresholds.float_tolerance
     outputs = [normalized_output(sample) for sample in samples]

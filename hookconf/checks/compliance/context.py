@@ -31,6 +31,9 @@ class HungToolError(Exception):
         self.tool = tool
 
 
+BACKEND_FAILURES_OUT_OF_SERVICE = 2
+
+
 @dataclass(frozen=True)
 class RawAnswer:
     """What came back for a raw message: the JSON-RPC answer (None when silent) and, on HTTP, the reply."""
@@ -57,6 +60,14 @@ class ComplianceContext:
     # Tools whose call got no answer within timeoutMs, and where that happened ("the hook suites", a check id):
     # no check calls them again. Known to the whole audit: the runner adds the ones the hook suites found.
     hung_tools: dict[str, str] = field(default_factory=dict)
+    # Tools no call of which can work in this audit, with how they failed: their usual call (the hook suites'
+    # series, or a check's) failed naming a backend out of reach, or the hook suites' series failed the same
+    # way twice; or two of the checks' calls failed naming such a backend and none succeeded. Checks pick other
+    # tools first, and probes that need a working call leave them out. The runner adds the hook suites' ones.
+    out_of_service: dict[str, str] = field(default_factory=dict)
+    _backend_failures: dict[str, int] = field(default_factory=dict)  # per tool: calls failing at a backend
+    _answered: set[str] = field(default_factory=set)  # tools that answered a check's call without failing
+    _asking_usual: set[str] = field(default_factory=set)  # tools whose usual call is being made to see if it works
     running: str = ""  # the id of the check running now, which a hang is attributed to
     passed_over: set[str] = field(default_factory=set)  # hung tools left out of the running check's choice
 
@@ -107,10 +118,26 @@ class ComplianceContext:
         return self.listing("tools/list", "tools").items
 
     def read_only_tools(self) -> list[JsonObject]:
-        """The tools the audit may call: annotated read-only, or opted in by the config; never one that hung."""
+        """The tools the audit may call: annotated read-only, or opted in by the config; never one that hung.
+        Those out of service come last, so that a check picks a tool that works whenever one does."""
         allowed = [t for t in self.tools if is_read_only(t) or t.get("name") in self.config.allow_destructive]
         self.passed_over.update(str(t.get("name")) for t in allowed if t.get("name") in self.hung_tools)
-        return [t for t in allowed if t.get("name") not in self.hung_tools]
+        callable_tools = [t for t in allowed if t.get("name") not in self.hung_tools]
+        return sorted(callable_tools, key=lambda t: t.get("name") in self.out_of_service)
+
+    def working_tools(self) -> list[JsonObject]:
+        """The read-only tools whose backend is not known to be out of reach: those a probe that needs a working
+        call may use. A tool that failed the same way for another reason still is one: its error may be about the
+        input (a file that is not there), which a probe's payload changes."""
+        return [t for t in self.read_only_tools() if not self.backend_down(str(t.get("name")))]
+
+    def backend_down(self, name: str) -> bool:
+        return unreachable_backend(self.out_of_service.get(name, "")) is not None
+
+    def service_note(self, tools: list[JsonObject]) -> str:
+        """How those of these tools whose backend is out of reach failed: "name: failure; ..."."""
+        return "; ".join(f"{t.get('name')}: {self.out_of_service[str(t.get('name'))]}" for t in tools
+                         if self.backend_down(str(t.get("name"))))
 
     def _listed_tool_names(self) -> set[str]:
         """The names in the tool list fetched so far (none fetched: none; a stuck server is not asked again)."""
@@ -146,7 +173,7 @@ class ComplianceContext:
             params["_meta"] = meta
         self.session.calls_by_tool[name] += 1
         try:
-            return self.note_answer(self.session.request("tools/call", params))
+            return self._note_service(name, self.note_answer(self.session.request("tools/call", params)))
         except RequestTimeoutError:
             if name in self._listed_tool_names():  # an unlisted name is the check's own probe, no tool of the server
                 self.hung_tools[name] = self.running
@@ -160,7 +187,44 @@ class ComplianceContext:
         if key not in self.memo:
             made, answer = self._recorded_call(name, arguments)
             self.memo[key] = answer if made else self.call_tool(name, arguments)
+            backend = backend_failure(self.memo[key]) if self.memo[key] is not None else None
+            if backend is not None and name not in self._answered and self._is_usual_call(name, arguments):
+                self.out_of_service.setdefault(name, backend)
         return self.note_answer(self.memo[key])
+
+    def _is_usual_call(self, name: str, arguments: Any) -> bool:
+        tool = next((t for t in self.tools if t.get("name") == name), None)
+        return tool is not None and arguments == self.arguments_for(tool)
+
+    def _note_service(self, name: str, response: JsonObject | None) -> JsonObject | None:
+        """Count the tool's calls that fail at a backend out of reach; two, while neither a check's call nor its usual
+        call succeeded, put it out of service (the payloads of probes differ, the dead backend does not)."""
+        if response is None or name not in self._listed_tool_names():
+            return response
+        backend = backend_failure(response)
+        if backend is None:
+            if failure_text(response) is None:
+                self._answered.add(name)
+            return response
+        self._backend_failures[name] = self._backend_failures.get(name, 0) + 1
+        enough = self._backend_failures[name] >= BACKEND_FAILURES_OUT_OF_SERVICE
+        if enough and name not in self._answered and name not in self._asking_usual:
+            self._asking_usual.add(name)
+            try:
+                if not self._usual_call_works(name):
+                    self.out_of_service.setdefault(name, backend)
+            finally:
+                self._asking_usual.discard(name)
+        return response
+
+    def _usual_call_works(self, name: str) -> bool:
+        """Whether the tool's usual call (a hook suite's or a check's, else made now, once) succeeds: then its
+        backend is there, and a failure under a probe's input is the input's doing."""
+        tool = next((t for t in self.tools if t.get("name") == name), None)
+        if tool is None:
+            return False
+        answer = self.call_once(name, self.arguments_for(tool))
+        return answer is not None and failure_text(answer) is None
 
     def baseline(self, tool: JsonObject) -> JsonObject | None:
         """The tool called as a client normally would: with its probe's (or generated) arguments."""

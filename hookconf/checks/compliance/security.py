@@ -217,9 +217,9 @@ def check_no_internal_ip(ctx: ComplianceContext) -> Outcome:
 
 
 # --- probes against read-only tools ---------------------------------------------------------------
-def _string_params(ctx: ComplianceContext) -> list[tuple[JsonObject, str]]:
+def _string_params(ctx: ComplianceContext, tools: list[JsonObject] | None = None) -> list[tuple[JsonObject, str]]:
     targets = []
-    for tool in ctx.read_only_tools()[:MAX_TOOLS_PROBED * 4]:
+    for tool in (ctx.read_only_tools() if tools is None else tools)[:MAX_TOOLS_PROBED * 4]:
         properties = (tool.get("inputSchema") or {}).get("properties") or {}
         names = [n for n, s in properties.items() if isinstance(s, dict) and s.get("type") == "string"]
         targets += [(tool, name) for name in names[:MAX_PARAMS_PER_TOOL]]
@@ -236,11 +236,17 @@ class ProbeTally:
 
 def _inject(ctx: ComplianceContext, payloads: list[str], evidence: re.Pattern[str] | None,
             seen: threading.Event | None = None) -> ProbeTally:
+    """Send each payload through the string arguments of working tools. A tool out of service (its backend is
+    out of reach) cannot show evidence through a payload that needs the backend, so only the SSRF probe (whose
+    payload is the one address the sandbox serves) reaches it, and with its first payload alone."""
     tally = ProbeTally()
-    for tool, param in _string_params(ctx):
+    tools = ctx.read_only_tools() if seen is not None else ctx.working_tools()
+    for tool, param in _string_params(ctx, tools):
         if tool not in tally.tools:
             tally.tools.append(tool)
         for payload in payloads:
+            if ctx.backend_down(str(tool["name"])) and (seen is None or payload != payloads[0]):
+                break  # out of service now, or from the start and given the first payload already
             response = ctx.call_tool(str(tool["name"]), {**ctx.arguments_for(tool), param: payload})
             tally.sent += 1
             if response is not None and not is_error(response):
@@ -257,7 +263,11 @@ def _judge_injection(ctx: ComplianceContext, tally: ProbeTally, kind: str) -> Ou
     """Evidence (a marker only the payload can produce) fails the check whatever else the tool does. Without
     it, only tools whose call succeeds without the payload count: a tool that fails for every input never let
     the payload reach the code under test."""
+    out_of_service = ctx.service_note([tool for tool in _probed_tools(ctx) if tool not in tally.tools])
     if tally.sent == 0:
+        if out_of_service:
+            return not_evaluable(f"the {kind} payload", f"none was sent, every tool's backend is out of reach: "
+                                 f"{out_of_service}")
         return skipped("no read-only tool with a string argument to probe (destructive tools are never probed)")
     reached = f"{tally.reached} of {tally.sent} payloads reached the tool"
     if tally.evidence:
@@ -266,10 +276,18 @@ def _judge_injection(ctx: ComplianceContext, tally: ProbeTally, kind: str) -> Ou
     failing = {str(tool["name"]): failure for tool in tally.tools
                if (failure := failure_text(ctx.baseline(tool))) is not None}
     if len(failing) == len(tally.tools):
-        return not_evaluable(f"the {kind} payload", "; ".join(f"{name}: {why}" for name, why in failing.items()))
+        reasons = [f"{name}: {why}" for name, why in failing.items()] + ([out_of_service] if out_of_service else [])
+        return not_evaluable(f"the {kind} payload", "; ".join(reasons))
     evaluated = [str(tool["name"]) for tool in tally.tools if str(tool["name"]) not in failing]
     unevaluable = f"; not evaluable (failing without the payload too): {', '.join(failing)}" if failing else ""
+    if out_of_service:
+        unevaluable += f"; not probed, out of service: {out_of_service}"
     return passed(f"no evidence of {kind} in {', '.join(evaluated)} ({reached}{unevaluable})")
+
+
+def _probed_tools(ctx: ComplianceContext) -> list[JsonObject]:
+    """The tools an injection probe would send its payloads through if all of them worked."""
+    return list({id(tool): tool for tool, _ in _string_params(ctx)}.values())
 
 
 @compliance_check(
@@ -385,7 +403,8 @@ def _answer_kind(response: JsonObject | None) -> str:
                   why="Unexpected arguments must be ignored or rejected, never crash the tool.",
                   fix="Validate arguments; ignore or reject the ones the schema does not name.")
 def check_extra_params(ctx: ComplianceContext) -> Outcome:
-    tools = ctx.read_only_tools()[:MAX_TOOLS_PROBED]
+    # An answer without a crash passes, so a tool out of service still can; one of them is enough.
+    tools = ctx.working_tools()[:MAX_TOOLS_PROBED] or ctx.read_only_tools()[:1]
     if not tools:
         return skipped("no read-only tool to call")
     unevaluable: list[str] = []
