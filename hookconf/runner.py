@@ -5,9 +5,10 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from hookconf import ALL_SUITES, COMPLIANCE_SUITE, HOOK_SUITES, __version__
+from hookconf.budget import AuditClock, elapsed_ms
 from hookconf.checks import SUITES
 from hookconf.checks.arguments import generated_arguments
 from hookconf.checks.call_errors import disguised_error
@@ -33,6 +34,8 @@ from hookconf.era import connect
 from hookconf.errors import ServerStartError
 from hookconf.report.keys import SERVER_SCOPE
 from hookconf.report.model import (
+    BudgetOutcome,
+    Compliance,
     Coverage,
     Report,
     Resources,
@@ -40,12 +43,13 @@ from hookconf.report.model import (
     SandboxChange,
     SandboxDelta,
     ServerInfo,
+    Timing,
     ToolEntry,
     ToolInfo,
     Violation,
     summarize,
 )
-from hookconf.scoring import server_score, tool_score
+from hookconf.scoring import pool_score, server_score, tool_score
 from hookconf.session import McpSession, close_together
 from hookconf.verdicts import Status
 from hookconf.wire.process import ServerProcess
@@ -73,6 +77,7 @@ class RunOptions:
     compliance: ComplianceOptions = field(default_factory=ComplianceOptions)
     listeners: Sequence[RunListener] = field(default_factory=tuple)
     sandbox: Sandbox | None = None  # the audit's sandbox, whose changes are reported per tool
+    started: float | None = None  # when the audit began (time.monotonic()), if before run_audit: the budget's start
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,8 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
     """Audit the configured server; `process`, when given, is that server already spawned (and is
     stopped with the rest, whatever happens)."""
     started = time.monotonic()
+    clock = AuditClock(started=options.started or started, budget_s=config.budget)
+    hook_ms = compliance_ms = 0.0
     connection = connect(config.server, config.timeout_ms / 1000, config.spec_version, process)
     session, era = connection.session, connection.era
     warnings = list(era.warnings)
@@ -131,10 +138,14 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
         tools = selected_tools(listed, config, options.tool)
         for listener in options.listeners:
             listener.started(config.server.name, len(tools))
-        entries, tool_entries, hangs = _audit_tools(session, tools, config, options)
+        startup_ms = elapsed_ms(clock.started)
+        phase = time.monotonic()
+        entries, tool_entries, hangs = _audit_tools(session, tools, config, options, clock)
+        hook_ms, phase = elapsed_ms(phase), time.monotonic()
         if compliance is not None:
             carry_hook_hangs(compliance, hangs.tools, hangs.server_stuck)
-            run_compliance(compliance)
+            run_compliance(compliance, clock)
+            compliance_ms = elapsed_ms(phase)
             entries.extend(compliance.entries)
             warnings.extend(compliance.ctx.warnings)
     finally:
@@ -145,6 +156,7 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
             compliance.wait_closed()  # the fresh sessions closed side by side with the main one
     tool_entries = [t.model_copy(update={"calls": session.calls_by_tool[t.name]}) for t in tool_entries]
     entries.extend(_violation_entries(session))
+    graded = _grade(compliance, clock)
     report = Report(
         tool=ToolInfo(version=__version__),
         server=ServerInfo(
@@ -160,18 +172,37 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
                           for v in session.violations],
         summary=summarize(entries),
         durationMs=round((time.monotonic() - started) * 1000, 1),
-        grade=compliance.compliance.grade if compliance else None,
-        complianceScore=compliance.compliance.score if compliance else None,
-        specVersion=compliance.compliance.spec_version if compliance else None,
-        compliance=compliance.compliance if compliance else None,
+        grade=graded.grade if graded else None,
+        complianceScore=graded.score if graded else None,
+        specVersion=graded.spec_version if graded else None,
+        compliance=graded,
         era=era.name,
         detection=era.detection,
         warnings=warnings,
         listingError=listing_error,
+        timing=Timing(startupMs=startup_ms, hookMs=hook_ms, complianceMs=compliance_ms,
+                      totalMs=elapsed_ms(clock.started)),
+        budget=_budget_outcome(clock),
     )
     for listener in options.listeners:
         listener.finished(report)
     return report
+
+
+def _grade(compliance: ComplianceRun | None, clock: AuditClock) -> Compliance | None:
+    """The compliance grade, none when the budget cut every graded check that would have measured something:
+    a grade over nothing would be an F the server did not earn."""
+    if compliance is None:
+        return None
+    measured = pool_score([entry.status for entry in compliance.entries if entry.graded]) is not None
+    return compliance.compliance if measured or not clock.cut_checks else None
+
+
+def _budget_outcome(clock: AuditClock) -> BudgetOutcome | None:
+    if clock.budget_s is None:
+        return None
+    return BudgetOutcome(seconds=clock.budget_s, exhausted=clock.spent, cutTools=clock.cut_tools,
+                         cutChecks=clock.cut_checks)
 
 
 def _listed_tools(session: McpSession) -> tuple[list[JsonObject], str | None]:
@@ -197,7 +228,7 @@ class HookHangs:
 
 
 def _audit_tools(
-    session: McpSession, tools: list[JsonObject], config: AuditConfig, options: RunOptions
+    session: McpSession, tools: list[JsonObject], config: AuditConfig, options: RunOptions, clock: AuditClock
 ) -> tuple[list[ResultEntry], list[ToolEntry], HookHangs]:
     entries: list[ResultEntry] = []
     tool_entries: list[ToolEntry] = []
@@ -211,7 +242,12 @@ def _audit_tools(
         ctx.server_stuck = stuck
         ctx.hung = ctx.name in hung  # it hung as an earlier tool's state probe: reported here, not called again
         ctx.sandbox = CallWatch(options.sandbox) if options.sandbox is not None else None
-        outcomes = [_run_suite(suite, ctx, plan, session) for suite in suites]
+        if suites and plan.callable and clock.exhausted:  # a tool never called costs nothing: judged as usual
+            clock.cut_tools.append(ctx.name)
+            plan = replace(plan, note=clock.skip_reason())
+            outcomes = [SuiteResult(suite.name, ctx.name, Status.SKIP, plan.note or "") for suite in suites]
+        else:
+            outcomes = [_run_suite(suite, ctx, plan, session) for suite in suites]
         stuck = ctx.server_stuck
         disguised = _disguised_error_outcome(ctx)
         for outcome in outcomes + ([disguised] if disguised else []):
