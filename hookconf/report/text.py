@@ -62,8 +62,9 @@ def timing_text(report: Report) -> str:
     timing = report.timing
     if timing is None:
         return ""
-    parts = [f"start-up {_seconds(timing.startup_ms)}", f"hook suites {_seconds(timing.hook_ms)}",
-             f"compliance {_seconds(timing.compliance_ms)}"]
+    parts = [f"start-up {_seconds(timing.startup_ms)}", f"hook suites {_seconds(timing.hook_ms)}"]
+    if any(entry.suite == "compliance" for entry in report.results):
+        parts.append(f"compliance {_seconds(timing.compliance_ms)}")
     return f"{_seconds(timing.total_ms)} ({', '.join(parts)})"
 
 
