@@ -140,13 +140,15 @@ def _add_init(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 def run_check(args: argparse.Namespace) -> int:
     from hookconf.config import load_config
-    from hookconf.report.baseline import apply_baseline, load_baseline
     from hookconf.wire.process import start_server
     from hookconf.wire.sandbox import audit_sandbox
 
     started = time.monotonic()  # the budget and the report's start-up time count from here
     config = _with_overrides(load_config(args.config), args)
-    baseline = load_baseline(args.baseline) if args.baseline is not None else None
+    baseline = None
+    if args.baseline is not None:  # read before the audit, so that a bad file costs no audit
+        from hookconf.report.baseline import load_baseline
+        baseline = load_baseline(args.baseline)
     with audit_sandbox(config.server, keep=args.keep_workdir) as sandbox:
         if sandbox is not None:
             config = sandbox.applied(config)
@@ -164,6 +166,7 @@ def run_check(args: argparse.Namespace) -> int:
     if args.tool is not None and not report.tools:
         raise ConfigError(f"--tool {args.tool}: the server has no such tool (or toolFilter excludes it)")
     if baseline is not None:
+        from hookconf.report.baseline import apply_baseline
         report = apply_baseline(report, baseline, str(args.baseline))
     emit(render(report, args.output, colour=wants_colour(sys.stdout)))
     if args.badge is not None:
@@ -174,15 +177,27 @@ def run_check(args: argparse.Namespace) -> int:
 
 def _audit(config: AuditConfig, args: argparse.Namespace, process: ServerProcess | None,
            sandbox: Sandbox | None, started: float) -> Report:
-    from hookconf.checks.compliance.catalog import unknown_selectors
-    from hookconf.compliance_runner import ComplianceOptions
+    # The message models' common part (0.1-0.3 s to import), otherwise loaded when the first answer is
+    # validated, i.e. after the server has booted: loaded here, it costs nothing beside a booting server.
+    import mcp_types  # noqa: F401
+
     from hookconf.runner import RunOptions, run_audit
 
-    unknown = unknown_selectors([*args.only, *args.skip])
-    if unknown:
-        raise ConfigError(f"--only/--skip: unknown category or check id {', '.join(unknown)}; see 'hookconf list'")
+    # the compliance catalog is imported only for an audit that runs it or names its checks
+    if args.only or args.skip:
+        from hookconf.checks.compliance.catalog import unknown_selectors
+
+        unknown = unknown_selectors([*args.only, *args.skip])
+        if unknown:
+            raise ConfigError(f"--only/--skip: unknown category or check id {', '.join(unknown)}; "
+                              "see 'hookconf list'")
     suites = tuple(args.suite) if args.suite else ALL_SUITES
-    compliance = ComplianceOptions(only=args.only, skip=args.skip, lighthouse_profile=args.profile == "lighthouse")
+    compliance = None
+    if COMPLIANCE_SUITE in suites:
+        from hookconf.compliance_runner import ComplianceOptions
+
+        compliance = ComplianceOptions(only=args.only, skip=args.skip,
+                                       lighthouse_profile=args.profile == "lighthouse")
     options = RunOptions(suites=suites, tool=args.tool, compliance=compliance, sandbox=sandbox, started=started)
     return run_audit(config, options, process)
 

@@ -6,6 +6,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from hookconf import ALL_SUITES, COMPLIANCE_SUITE, HOOK_SUITES, __version__
 from hookconf.budget import AuditClock, elapsed_ms
@@ -21,13 +22,6 @@ from hookconf.checks.registry import (
     SCHEMA_VIOLATION,
     Suite,
     SuiteResult,
-)
-from hookconf.compliance_runner import (
-    ComplianceOptions,
-    ComplianceRun,
-    carry_hook_hangs,
-    prepare_compliance,
-    run_compliance,
 )
 from hookconf.config import AuditConfig
 from hookconf.era import connect
@@ -56,6 +50,9 @@ from hookconf.wire.process import ServerProcess
 from hookconf.wire.sandbox import LISTED_CHANGES, CallWatch, Sandbox
 from hookconf.wire.transport import JsonObject
 
+if TYPE_CHECKING:
+    from hookconf.compliance_runner import ComplianceOptions, ComplianceRun
+
 
 class RunListener:
     """Receives the runner's events; progress displays and reporters subclass it."""
@@ -74,7 +71,7 @@ class RunListener:
 class RunOptions:
     suites: Sequence[str] = ALL_SUITES
     tool: str | None = None
-    compliance: ComplianceOptions = field(default_factory=ComplianceOptions)
+    compliance: ComplianceOptions | None = None  # None: every check, no profile
     listeners: Sequence[RunListener] = field(default_factory=tuple)
     sandbox: Sandbox | None = None  # the audit's sandbox, whose changes are reported per tool
     started: float | None = None  # when the audit began (time.monotonic()), if before run_audit: the budget's start
@@ -129,9 +126,13 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
     compliance: ComplianceRun | None = None
     try:
         if COMPLIANCE_SUITE in options.suites and COMPLIANCE_SUITE in config.suites:
+            # imported here: an audit of the hook suites alone never loads the compliance catalog
+            from hookconf.compliance_runner import ComplianceOptions, prepare_compliance
+
             # a spare server booting while tools are watched would write into the sandbox in their name
             watched = options.sandbox is not None and bool(_selected_suites(config, options))
-            compliance = prepare_compliance(config, session, options.compliance, spare_early=not watched)
+            compliance = prepare_compliance(config, session, options.compliance or ComplianceOptions(),
+                                            spare_early=not watched)
         listed, listing_error = _listed_tools(session)
         if listing_error is not None:
             warnings.append(f"No tools audited: {listing_error}")
@@ -143,6 +144,8 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
         entries, tool_entries, hangs = _audit_tools(session, tools, config, options, clock)
         hook_ms, phase = elapsed_ms(phase), time.monotonic()
         if compliance is not None:
+            from hookconf.compliance_runner import carry_hook_hangs, run_compliance
+
             carry_hook_hangs(compliance, hangs.tools, hangs.server_stuck)
             run_compliance(compliance, clock)
             compliance_ms = elapsed_ms(phase)

@@ -51,7 +51,8 @@ def test_a_budget_spent_at_start_up_skips_every_tool_and_check_and_fails_nothing
     report = run.json()
     assert run.exit_code == 0, run.stderr  # no verdict ran, so none fails; --min-grade has no grade to judge
     budget = report["budget"]
-    assert budget["seconds"] == 0.001 and budget["exhausted"] is True
+    assert budget["seconds"] == 0.001
+    assert budget["exhausted"] is True
     assert budget["cutTools"] == GOOD_CALLABLE_TOOLS
     assert budget["cutChecks"], "every compliance check that applies is cut"
     assert report["summary"]["failed"] == 0
@@ -60,7 +61,8 @@ def test_a_budget_spent_at_start_up_skips_every_tool_and_check_and_fails_nothing
             assert_cut_by_budget(entry)
     assert {e["id"] for e in report["results"] if BUDGET_SKIP in e["details"] and e["id"]} == set(budget["cutChecks"])
     # a grade over no measured check would be an F the server did not earn
-    assert report["grade"] is None and report["compliance"] is None
+    assert report["grade"] is None
+    assert report["compliance"] is None
     assert all(tool["called"] is False and tool["score"] is None for tool in report["tools"])
     assert_timing_adds_up(report)
     shown = Report.model_validate(report)
@@ -68,7 +70,8 @@ def test_a_budget_spent_at_start_up_skips_every_tool_and_check_and_fails_nothing
         f"{len(budget['cutChecks'])} compliance checks" in human.render(shown)
     assert "\nTime: " in human.render(shown)
     for text in (markdown.render(shown), html.render(shown)):
-        assert "budget 0.001 s, ran out" in text and "time " in text
+        assert "budget 0.001 s, ran out" in text
+        assert "time " in text
 
 
 def test_a_budget_that_runs_out_midway_skips_the_rest_and_keeps_the_exit_code_of_what_ran(
