@@ -23,11 +23,12 @@ from tests.conftest import CliRun, stdio_server
 Run = Callable[..., CliRun]
 WriteConfig = Callable[..., Path]
 GOOD_CALLABLE_TOOLS = ["get_item", "add_numbers", "list_items"]  # delete_item is never called: nothing to cut
-# counter_peek fails SIDE-001 when it is audited; after slow_tool's suites (4 tries of 0.3 s each and the
-# latency samples) a budget of 1.5 s is always spent.
+# In the server's order: random_text fails IDEMP-001 at once; slow_tool's suites take 2.5 s or more (4 tries and
+# 5 latency samples of 0.3 s each), so the budget of 1.5 s is always spent before counter_peek, which fails
+# SIDE-001 when it is audited.
 SLOW_THEN_FAILING: dict[str, Any] = {
     "tries": 4,
-    "toolFilter": ["slow_tool", "counter_peek"],
+    "toolFilter": ["random_text", "slow_tool", "counter_peek"],
     "probes": [{"name": "counter_peek", "args": {}, "stateProbe": {"tool": "counter_value", "args": {}}}],
 }
 
@@ -82,14 +83,17 @@ def test_a_budget_that_runs_out_midway_skips_the_rest_and_keeps_the_exit_code_of
     budget = report["budget"]
     assert budget["exhausted"] is True
     assert "counter_peek" in budget["cutTools"]
-    # a tool is cut only once the budget is spent: slow_tool ran unless start-up alone took the budget
-    assert "slow_tool" not in budget["cutTools"] or report["timing"]["startupMs"] >= 1500
+    # a tool is cut only once the budget is spent: random_text ran unless start-up alone took the budget
+    assert "random_text" not in budget["cutTools"] or report["timing"]["startupMs"] >= 1500
     assert [e["status"] for e in report["results"] if e["tool"] == "counter_peek"] == ["skip"] * 5
     for entry in report["results"]:
         if entry["tool"] in budget["cutTools"] or entry.get("id") in budget["cutChecks"]:
             assert_cut_by_budget(entry)
-    assert not [e for e in report["results"] if e["status"] == "fail" and e["suite"] != "compliance"]
-    assert run.exit_code == 0  # what slow_tool's verdicts give; the cut SIDE-001 never became a verdict
+    hook_failures = [(e["tool"], e["code"]) for e in report["results"]
+                     if e["status"] == "fail" and e["suite"] != "compliance"]
+    ran = "random_text" not in budget["cutTools"]
+    assert hook_failures == ([("random_text", "IDEMP-001")] if ran else [])
+    assert run.exit_code == (1 if ran else 0)  # what the verdicts that ran give; the cut SIDE-001 is none
     assert_timing_adds_up(report)
     assert report["timing"]["totalMs"] >= 1500
 
