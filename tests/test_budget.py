@@ -16,7 +16,7 @@ from hookconf.fleet.manifest import Target, load_manifest
 from hookconf.fleet.store import StoredAudit
 from hookconf.fleet.tables import audits_frame, regressions_table, results_frame, score_cell
 from hookconf.fleet.worker import audit_config
-from hookconf.report import html, human, markdown
+from hookconf.report import github, html, human, markdown
 from hookconf.report.model import Report
 from tests.conftest import CliRun, stdio_server
 
@@ -70,6 +70,7 @@ def test_a_budget_spent_at_start_up_skips_every_tool_and_check_and_fails_nothing
     assert "Budget: 0.001 s, ran out: skipped the suites of 3 tools (get_item, add_numbers, list_items) and " \
         f"{len(budget['cutChecks'])} compliance checks" in human.render(shown)
     assert "\nTime: " in human.render(shown)
+    assert "time budget 0.001 s, ran out: skipped the suites of 3 tools" in github.render(shown)
     for text in (markdown.render(shown), html.render(shown)):
         assert "budget 0.001 s, ran out" in text
         assert "time " in text
