@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -97,6 +98,9 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                        help=f"run only this suite (repeatable): {', '.join(ALL_SUITES)}")
     check.add_argument("--tool", help="audit only the tool with this name")
     check.add_argument("--tries", type=int, help="identical calls per tool (2..50); overrides the config")
+    check.add_argument("--budget", type=float, metavar="SECONDS",
+                       help="time budget of the audit (budgetS in the config; 0: none): checked before each tool's "
+                            "suites and each compliance check, what it leaves undone is skipped, never failed")
     check.add_argument("--badge", type=Path, metavar="PATH", help="also write an SVG badge with grade and score")
     check.add_argument("--keep-workdir", action="store_true",
                        help="keep the audit's sandbox (the server's HOME, TMPDIR and XDG directories) and print "
@@ -136,19 +140,22 @@ def _add_init(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 def run_check(args: argparse.Namespace) -> int:
     from hookconf.config import load_config
-    from hookconf.report.baseline import apply_baseline, load_baseline
     from hookconf.wire.process import start_server
     from hookconf.wire.sandbox import audit_sandbox
 
+    started = time.monotonic()  # the budget and the report's start-up time count from here
     config = _with_overrides(load_config(args.config), args)
-    baseline = load_baseline(args.baseline) if args.baseline is not None else None
+    baseline = None
+    if args.baseline is not None:  # read before the audit, so that a bad file costs no audit
+        from hookconf.report.baseline import load_baseline
+        baseline = load_baseline(args.baseline)
     with audit_sandbox(config.server, keep=args.keep_workdir) as sandbox:
         if sandbox is not None:
             config = sandbox.applied(config)
         # Servers take 0.3-1.2 s to boot: spawn it first, so that it boots while the audit stack imports.
         process = start_server(config.server)
         try:
-            report = _audit(config, args, process, sandbox)
+            report = _audit(config, args, process, sandbox, started)
         finally:
             if process is not None:
                 process.stop()  # a no-op once the audit has stopped it
@@ -159,6 +166,7 @@ def run_check(args: argparse.Namespace) -> int:
     if args.tool is not None and not report.tools:
         raise ConfigError(f"--tool {args.tool}: the server has no such tool (or toolFilter excludes it)")
     if baseline is not None:
+        from hookconf.report.baseline import apply_baseline
         report = apply_baseline(report, baseline, str(args.baseline))
     emit(render(report, args.output, colour=wants_colour(sys.stdout)))
     if args.badge is not None:
@@ -168,18 +176,30 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _audit(config: AuditConfig, args: argparse.Namespace, process: ServerProcess | None,
-           sandbox: Sandbox | None) -> Report:
-    from hookconf.checks.compliance.catalog import unknown_selectors
-    from hookconf.compliance_runner import ComplianceOptions
+           sandbox: Sandbox | None, started: float) -> Report:
+    # The message models' common part (0.1-0.3 s to import), otherwise loaded when the first answer is
+    # validated, i.e. after the server has booted: loaded here, it costs nothing beside a booting server.
+    import mcp_types  # noqa: F401
+
     from hookconf.runner import RunOptions, run_audit
 
-    unknown = unknown_selectors([*args.only, *args.skip])
-    if unknown:
-        raise ConfigError(f"--only/--skip: unknown category or check id {', '.join(unknown)}; see 'hookconf list'")
+    # the compliance catalog is imported only for an audit that runs it or names its checks
+    if args.only or args.skip:
+        from hookconf.checks.compliance.catalog import unknown_selectors
+
+        unknown = unknown_selectors([*args.only, *args.skip])
+        if unknown:
+            raise ConfigError(f"--only/--skip: unknown category or check id {', '.join(unknown)}; "
+                              "see 'hookconf list'")
     suites = tuple(args.suite) if args.suite else ALL_SUITES
-    compliance = ComplianceOptions(only=args.only, skip=args.skip, lighthouse_profile=args.profile == "lighthouse")
-    return run_audit(config, RunOptions(suites=suites, tool=args.tool, compliance=compliance, sandbox=sandbox),
-                     process)
+    compliance = None
+    if COMPLIANCE_SUITE in suites:
+        from hookconf.compliance_runner import ComplianceOptions
+
+        compliance = ComplianceOptions(only=args.only, skip=args.skip,
+                                       lighthouse_profile=args.profile == "lighthouse")
+    options = RunOptions(suites=suites, tool=args.tool, compliance=compliance, sandbox=sandbox, started=started)
+    return run_audit(config, options, process)
 
 
 def _exit_code(report: Report, args: argparse.Namespace) -> int:
@@ -197,14 +217,17 @@ def _exit_code(report: Report, args: argparse.Namespace) -> int:
 
 
 def _with_overrides(config: AuditConfig, args: argparse.Namespace) -> AuditConfig:
-    """--tries, --auth, -H and --spec-version change the config and are validated like it."""
-    if args.tries is None and args.auth is None and not args.header and args.spec_version is None:
+    """--tries, --budget, --auth, -H and --spec-version change the config and are validated like it."""
+    if (args.tries is None and args.budget is None and args.auth is None and not args.header
+            and args.spec_version is None):
         return config
     from hookconf.config import parse_config
 
     data = config.model_dump(by_alias=True, exclude_none=True)
     if args.tries is not None:
         data["tries"] = args.tries
+    if args.budget is not None:
+        data["budgetS"] = args.budget
     if args.spec_version is not None:
         data["specVersion"] = args.spec_version
     headers = dict(data["server"].get("headers") or {})

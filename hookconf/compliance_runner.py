@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import httpx2
 
+from hookconf.budget import AuditClock
 from hookconf.checks.compliance import CHECKS, Category, ComplianceCheck
 from hookconf.checks.compliance.catalog import Outcome, failed, select, skipped, undecided
 from hookconf.checks.compliance.context import ComplianceContext, HungToolError
@@ -91,10 +92,13 @@ def _start_spare(run: ComplianceRun) -> None:
         run.ctx.start_spare()
 
 
-def run_compliance(run: ComplianceRun) -> ComplianceRun:
+def run_compliance(run: ComplianceRun, clock: AuditClock | None = None) -> ComplianceRun:
+    """Run the planned checks; with a clock whose budget ran out, each check that would have run is skipped."""
+    clock = clock or AuditClock()
     try:
-        _start_spare(run)  # a no-op when it is already up
-        by_id = {check.id: _run_one(check, run.ctx, run) for check in run.planned}
+        if not clock.exhausted:
+            _start_spare(run)  # a no-op when it is already up
+        by_id = {check.id: _run_one(check, run.ctx, run, clock) for check in run.planned}
     finally:
         run.finish()
     run.entries = [by_id[check.id] for check in CHECKS.values() if check.id in by_id]  # catalog order
@@ -102,9 +106,12 @@ def run_compliance(run: ComplianceRun) -> ComplianceRun:
     return run
 
 
-def _run_one(check: ComplianceCheck, ctx: ComplianceContext, run: ComplianceRun) -> ResultEntry:
+def _run_one(check: ComplianceCheck, ctx: ComplianceContext, run: ComplianceRun, clock: AuditClock) -> ResultEntry:
     started = time.monotonic()
     reason = gate(check, ctx) or run.unreachable
+    if reason is None and clock.exhausted:
+        clock.cut_checks.append(check.id)
+        reason = clock.skip_reason()
     if reason is not None:
         return _entry(check, skipped(reason), (time.monotonic() - started) * 1000, ctx.revision)
     if not ctx.session.server_alive():

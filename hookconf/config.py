@@ -64,6 +64,15 @@ class AuditConfig(_Strict):
     timeout_ms: int = Field(30000, alias="timeoutMs", gt=0)
     allow_destructive: list[str] = Field(default_factory=list, alias="allowDestructive")
     spec_version: str = Field(SPEC_VERSIONS[0], alias="specVersion")
+    budget_s: float | None = Field(
+        None, alias="budgetS", ge=0,
+        description="time budget of the audit in seconds, checked before each tool's suites and each compliance "
+                    "check: what it leaves undone is reported as skipped, never failed; 0 or absent: no budget")
+
+    @property
+    def budget(self) -> float | None:
+        """The budget in seconds, None when there is none."""
+        return self.budget_s or None
 
     @model_validator(mode="after")
     def _known_suites(self) -> AuditConfig:

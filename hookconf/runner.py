@@ -5,9 +5,11 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from hookconf import ALL_SUITES, COMPLIANCE_SUITE, HOOK_SUITES, __version__
+from hookconf.budget import AuditClock, elapsed_ms
 from hookconf.checks import SUITES
 from hookconf.checks.arguments import generated_arguments
 from hookconf.checks.call_errors import disguised_error
@@ -21,18 +23,13 @@ from hookconf.checks.registry import (
     Suite,
     SuiteResult,
 )
-from hookconf.compliance_runner import (
-    ComplianceOptions,
-    ComplianceRun,
-    carry_hook_hangs,
-    prepare_compliance,
-    run_compliance,
-)
 from hookconf.config import AuditConfig
 from hookconf.era import connect
 from hookconf.errors import ServerStartError
 from hookconf.report.keys import SERVER_SCOPE
 from hookconf.report.model import (
+    BudgetOutcome,
+    Compliance,
     Coverage,
     Report,
     Resources,
@@ -40,17 +37,21 @@ from hookconf.report.model import (
     SandboxChange,
     SandboxDelta,
     ServerInfo,
+    Timing,
     ToolEntry,
     ToolInfo,
     Violation,
     summarize,
 )
-from hookconf.scoring import server_score, tool_score
+from hookconf.scoring import pool_score, server_score, tool_score
 from hookconf.session import McpSession, close_together
 from hookconf.verdicts import Status
 from hookconf.wire.process import ServerProcess
 from hookconf.wire.sandbox import LISTED_CHANGES, CallWatch, Sandbox
 from hookconf.wire.transport import JsonObject
+
+if TYPE_CHECKING:
+    from hookconf.compliance_runner import ComplianceOptions, ComplianceRun
 
 
 class RunListener:
@@ -70,9 +71,10 @@ class RunListener:
 class RunOptions:
     suites: Sequence[str] = ALL_SUITES
     tool: str | None = None
-    compliance: ComplianceOptions = field(default_factory=ComplianceOptions)
+    compliance: ComplianceOptions | None = None  # None: every check, no profile
     listeners: Sequence[RunListener] = field(default_factory=tuple)
     sandbox: Sandbox | None = None  # the audit's sandbox, whose changes are reported per tool
+    started: float | None = None  # when the audit began (time.monotonic()), if before run_audit: the budget's start
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,8 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
     """Audit the configured server; `process`, when given, is that server already spawned (and is
     stopped with the rest, whatever happens)."""
     started = time.monotonic()
+    clock = AuditClock(started=options.started or started, budget_s=config.budget)
+    hook_ms = compliance_ms = 0.0
     connection = connect(config.server, config.timeout_ms / 1000, config.spec_version, process)
     session, era = connection.session, connection.era
     warnings = list(era.warnings)
@@ -122,20 +126,30 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
     compliance: ComplianceRun | None = None
     try:
         if COMPLIANCE_SUITE in options.suites and COMPLIANCE_SUITE in config.suites:
+            # imported here: an audit of the hook suites alone never loads the compliance catalog
+            from hookconf.compliance_runner import ComplianceOptions, prepare_compliance
+
             # a spare server booting while tools are watched would write into the sandbox in their name
             watched = options.sandbox is not None and bool(_selected_suites(config, options))
-            compliance = prepare_compliance(config, session, options.compliance, spare_early=not watched)
+            compliance = prepare_compliance(config, session, options.compliance or ComplianceOptions(),
+                                            spare_early=not watched)
         listed, listing_error = _listed_tools(session)
         if listing_error is not None:
             warnings.append(f"No tools audited: {listing_error}")
         tools = selected_tools(listed, config, options.tool)
         for listener in options.listeners:
             listener.started(config.server.name, len(tools))
-        entries, tool_entries, hangs = _audit_tools(session, tools, config, options)
+        startup_ms = elapsed_ms(clock.started)
+        phase = time.monotonic()
+        entries, tool_entries, hangs = _audit_tools(session, tools, config, options, clock)
+        hook_ms, phase = elapsed_ms(phase), time.monotonic()
         if compliance is not None:
+            from hookconf.compliance_runner import carry_hook_hangs, run_compliance
+
             carry_hook_hangs(compliance, hangs.tools, hangs.server_stuck)
             compliance.ctx.out_of_service.update(hangs.out_of_service)
-            run_compliance(compliance)
+            run_compliance(compliance, clock)
+            compliance_ms = elapsed_ms(phase)
             entries.extend(compliance.entries)
             warnings.extend(compliance.ctx.warnings)
     finally:
@@ -146,6 +160,7 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
             compliance.wait_closed()  # the fresh sessions closed side by side with the main one
     tool_entries = [t.model_copy(update={"calls": session.calls_by_tool[t.name]}) for t in tool_entries]
     entries.extend(_violation_entries(session))
+    graded = _grade(compliance, clock)
     report = Report(
         tool=ToolInfo(version=__version__),
         server=ServerInfo(
@@ -161,18 +176,37 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
                           for v in session.violations],
         summary=summarize(entries),
         durationMs=round((time.monotonic() - started) * 1000, 1),
-        grade=compliance.compliance.grade if compliance else None,
-        complianceScore=compliance.compliance.score if compliance else None,
-        specVersion=compliance.compliance.spec_version if compliance else None,
-        compliance=compliance.compliance if compliance else None,
+        grade=graded.grade if graded else None,
+        complianceScore=graded.score if graded else None,
+        specVersion=graded.spec_version if graded else None,
+        compliance=graded,
         era=era.name,
         detection=era.detection,
         warnings=warnings,
         listingError=listing_error,
+        timing=Timing(startupMs=startup_ms, hookMs=hook_ms, complianceMs=compliance_ms,
+                      totalMs=elapsed_ms(clock.started)),
+        budget=_budget_outcome(clock),
     )
     for listener in options.listeners:
         listener.finished(report)
     return report
+
+
+def _grade(compliance: ComplianceRun | None, clock: AuditClock) -> Compliance | None:
+    """The compliance grade, none when the budget cut every graded check that would have measured something:
+    a grade over nothing would be an F the server did not earn."""
+    if compliance is None:
+        return None
+    measured = pool_score([entry.status for entry in compliance.entries if entry.graded]) is not None
+    return compliance.compliance if measured or not clock.cut_checks else None
+
+
+def _budget_outcome(clock: AuditClock) -> BudgetOutcome | None:
+    if clock.budget_s is None:
+        return None
+    return BudgetOutcome(seconds=clock.budget_s, exhausted=clock.spent, cutTools=clock.cut_tools,
+                         cutChecks=clock.cut_checks)
 
 
 def _listed_tools(session: McpSession) -> tuple[list[JsonObject], str | None]:
@@ -199,7 +233,7 @@ class HookHangs:
 
 
 def _audit_tools(
-    session: McpSession, tools: list[JsonObject], config: AuditConfig, options: RunOptions
+    session: McpSession, tools: list[JsonObject], config: AuditConfig, options: RunOptions, clock: AuditClock
 ) -> tuple[list[ResultEntry], list[ToolEntry], HookHangs]:
     entries: list[ResultEntry] = []
     tool_entries: list[ToolEntry] = []
@@ -214,7 +248,12 @@ def _audit_tools(
         ctx.server_stuck = stuck
         ctx.hung = ctx.name in hung  # it hung as an earlier tool's state probe: reported here, not called again
         ctx.sandbox = CallWatch(options.sandbox) if options.sandbox is not None else None
-        outcomes = [_run_suite(suite, ctx, plan, session) for suite in suites]
+        if suites and plan.callable and clock.exhausted:  # a tool never called costs nothing: judged as usual
+            clock.cut_tools.append(ctx.name)
+            plan = replace(plan, note=clock.skip_reason())
+            outcomes = [SuiteResult(suite.name, ctx.name, Status.SKIP, plan.note or "") for suite in suites]
+        else:
+            outcomes = [_run_suite(suite, ctx, plan, session) for suite in suites]
         stuck = ctx.server_stuck
         if (why := ctx.out_of_service) is not None:
             out_of_service[ctx.name] = why

@@ -20,15 +20,17 @@ from hookconf.fleet.store import FleetStore
 from hookconf.fleet.tables import FleetTables, build_tables, latest_audited, named_count, status_shares
 from hookconf.safe_text import LAYOUT_FIELDS, safe_text
 
-SCORES_NOTE = ("Cells: the hook score, then the compliance grade and score where the compliance suite ran; "
-               "or why there is no audit. "
+SCORES_NOTE = ("Cells: the hook score, then the compliance grade and score where the compliance suite ran, "
+               "then the audit's wall time (and how many tools and compliance checks its time budget cut, "
+               "reported as skipped); or why there is no audit. "
                "Suite columns: mean status points of the latest audited version (pass 100, warn 60, "
                "indeterminate 50, fail 0; skips left out).")
 REGRESSIONS_NOTE = ("Consecutive audited versions of each server in version order. tools: how many tools "
                     "tools/list gave (within the config's toolFilter; - where the report cannot say); "
                     "added/removed: how many and which. worse/better: checks whose "
                     "status changed (skips left out; compliance checks only where both were graded in the "
-                    "same era, see spec); deltas are new minus old; p95 is the slowest tool's.")
+                    "same era, see spec); deltas are new minus old; p95 is the slowest tool's; audit_s is the "
+                    "audit's wall time.")
 ECOSYSTEM_NOTE = ("Over the latest audited version of every server. Suites: results per status, and each "
                   "status's share of the suite's results (skips included).")
 TERMINAL_CHANGES = 3
@@ -273,14 +275,24 @@ def _status_chart(figure: Any, shares: pd.DataFrame) -> None:
     axes.set_title("Statuses per suite, latest versions")
 
 
+AUDIT_PHASES = (("startup_s", "start-up"), ("hook_s", "hook suites"), ("compliance_s", "compliance"))
+
+
 def _resources_chart(figure: Any, latest: pd.DataFrame) -> None:
-    figure.set_size_inches(8, 0.3 * len(latest) + 1.2)
-    startup, memory = figure.subplots(1, 2, sharey=True)
+    figure.set_size_inches(11, 0.3 * len(latest) + 1.2)
+    startup, memory, audit = figure.subplots(1, 3, sharey=True)
     servers = [chart_label(server) for server in latest["server"]]
     startup.barh(servers, latest["startup_ms"].fillna(0), color="C0")
     startup.set_xlabel("start-up to initialize answer (ms)")
     memory.barh(servers, latest["peak_rss_mib"].fillna(0), color="C1")
     memory.set_xlabel("peak RSS of the process tree (MiB)")
+    left = pd.Series(0.0, index=latest.index)
+    for index, (column, label) in enumerate(AUDIT_PHASES):  # a slow server shows where its time went
+        seconds = pd.to_numeric(latest[column], errors="coerce").fillna(0.0)
+        audit.barh(servers, seconds, left=left, color=f"C{index + 2}", label=label)
+        left += seconds
+    audit.set_xlabel("audit wall time (s)")
+    audit.legend(loc="lower right", fontsize=7)
     startup.invert_yaxis()
     figure.suptitle("Cost of the latest versions")
 

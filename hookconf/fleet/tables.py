@@ -42,8 +42,12 @@ AUDIT_COLUMNS = ["server", "version", "source", "outcome", "message", "score", "
                  "peak_children", "worst_p95_ms", "tools", "duration_s", "hookconf_version", "audited_at"]
 # what the hook score rests on, from reports that carry coverage (older ones leave them empty)
 COVERAGE_COLUMNS = ["tools_called", "tools_listed"]
+# the audit's wall time by phase and how many tools and checks its time budget cut, from reports that carry
+# them (older ones leave them empty); budget_cut is empty for an audit without a budget
+TIMING_COLUMNS = ["audit_s", "startup_s", "hook_s", "compliance_s", "budget_cut"]
 RESULT_COLUMNS = ["server", "version", "check", "suite", "tool", "category", "check_id", "required", "status",
-                  "code", "title", "details", "score", "grade", "startup_ms", "peak_rss_bytes", "cpu_seconds"]
+                  "code", "title", "details", "duration_ms", "score", "grade", "startup_ms", "peak_rss_bytes",
+                  "cpu_seconds", "audit_s"]
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,8 @@ def build_tables(stored: Sequence[StoredAudit]) -> FleetTables:
 
 
 def audits_frame(stored: Iterable[StoredAudit]) -> pd.DataFrame:
-    return in_version_order(pd.DataFrame([_audit_row(a) for a in stored], columns=AUDIT_COLUMNS + COVERAGE_COLUMNS))
+    columns = AUDIT_COLUMNS + COVERAGE_COLUMNS + TIMING_COLUMNS
+    return in_version_order(pd.DataFrame([_audit_row(a) for a in stored], columns=columns))
 
 
 def _audit_row(audit: StoredAudit) -> dict[str, Any]:
@@ -84,7 +89,18 @@ def _audit_row(audit: StoredAudit) -> dict[str, Any]:
         "peak_children": resources.get("peakChildren"), "worst_p95_ms": worst_p95_ms(report),
         "tools": listed_tools(report) if audit.report else None, "duration_s": audit.duration_s,
         "hookconf_version": audit.hookconf_version, "audited_at": audit.started_at, **_coverage_cells(report),
+        **_timing_cells(report),
     }
+
+
+def _timing_cells(report: Mapping[str, Any]) -> dict[str, Any]:
+    timing = report.get("timing") or {}
+    budget = report.get("budget")
+    seconds = {column: timing[key] / 1000 if timing.get(key) is not None else None for column, key in
+               (("audit_s", "totalMs"), ("startup_s", "startupMs"), ("hook_s", "hookMs"),
+                ("compliance_s", "complianceMs"))}
+    cut = len(budget.get("cutTools") or []) + len(budget.get("cutChecks") or []) if budget else None
+    return {**seconds, "budget_cut": cut}
 
 
 def _coverage_cells(report: Mapping[str, Any]) -> dict[str, Any]:
@@ -142,6 +158,7 @@ def _result_row(audit: StoredAudit, entry: Mapping[str, Any]) -> dict[str, Any]:
         "title": entry.get("title"), "details": entry.get("details"), "score": report.get("score"),
         "grade": report.get("grade") or NO_GRADE, "startup_ms": resources.get("startupMs"),
         "peak_rss_bytes": resources.get("peakRssBytes"), "cpu_seconds": resources.get("cpuSeconds"),
+        "duration_ms": entry.get("durationMs"), "audit_s": _timing_cells(report)["audit_s"],
     }
 
 
@@ -177,15 +194,24 @@ def scores_table(audits: pd.DataFrame, latest: pd.DataFrame, latest_results: pd.
 
 def score_cell(row: Any) -> str:
     """`hook 71.5 (4/9 tools) · A 92.6`: the hook score and the tools it rests on, then the compliance grade;
-    `hook n/a (0/9 tools)` when no tool was called."""
+    `hook n/a (0/9 tools)` when no tool was called; then the audit's wall time, and how many tools and checks
+    its time budget cut: `· 12.3 s` or `· 120.4 s, budget cut 41`."""
     if row.outcome != AUDITED:
         return str(row.outcome)
     hook = "n/a" if pd.isna(row.score) else f"{row.score:.1f}"
     if not pd.isna(row.tools_listed):
         hook += f" ({int(row.tools_called)}/{int(row.tools_listed)} tools)"
-    if pd.isna(row.compliance_score):
-        return f"hook {hook}"
-    return f"hook {hook} · {row.grade} {row.compliance_score:.1f}"
+    cell = f"hook {hook}"
+    if not pd.isna(row.compliance_score):
+        cell += f" · {row.grade} {row.compliance_score:.1f}"
+    return cell + _time_text(row)
+
+
+def _time_text(row: Any) -> str:
+    if pd.isna(row.audit_s):
+        return ""
+    cut = "" if pd.isna(row.budget_cut) or not row.budget_cut else f", budget cut {int(row.budget_cut)}"
+    return f" · {row.audit_s:.1f} s{cut}"
 
 
 def suite_points(results: pd.DataFrame) -> pd.DataFrame:
@@ -206,7 +232,7 @@ def regressions_table(audits: pd.DataFrame, results: pd.DataFrame) -> pd.DataFra
         for old, new in itertools.pairwise(records):
             rows.append(_regression_row(str(server), old, new, statuses))
     columns = ["server", "from", "to", "score", "score_delta", "grade", "spec", "tools", "added", "removed", "worse",
-               "better", "p95_delta_ms", "peak_rss_delta_mib"]
+               "better", "p95_delta_ms", "peak_rss_delta_mib", "audit_s_delta"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -250,6 +276,7 @@ def _regression_row(server: str, old: dict[str, Any], new: dict[str, Any],
         "worse": "; ".join(worse), "better": "; ".join(better),
         "p95_delta_ms": _delta(old["worst_p95_ms"], new["worst_p95_ms"]),
         "peak_rss_delta_mib": _delta(old["peak_rss_mib"], new["peak_rss_mib"]),
+        "audit_s_delta": _delta(old["audit_s"], new["audit_s"]),
     }
 
 
@@ -299,7 +326,7 @@ def ecosystem_tables(latest: pd.DataFrame, latest_results: pd.DataFrame) -> dict
         "failing checks": failing_checks(latest, latest_results),
         "suites": suite_statuses(latest_results),
         "resources": percentiles(latest, {"startup_ms": "start-up (ms)", "peak_rss_mib": "peak RSS (MiB)",
-                                          "cpu_seconds": "CPU (s)"}),
+                                          "cpu_seconds": "CPU (s)", "audit_s": "audit time (s)"}),
     }
 
 

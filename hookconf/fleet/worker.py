@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hookconf import __version__
+from hookconf.budget import FLEET_BUDGET_S
 from hookconf.config import AuditConfig, parse_config
 from hookconf.errors import HookconfError
 from hookconf.fleet.errors import InstallError, SetupError
@@ -181,7 +182,9 @@ def audit_config(target: Target, values: Mapping[str, str], installed: Installed
         "url": target.url,
         "headers": dict(target.headers),
     }
-    data = substitute({**target.config, "server": {k: v for k, v in server.items() if v is not None}}, values)
+    # every fleet audit has a time budget unless the manifest sets budgetS (0: none)
+    given = {key: value for key, value in server.items() if value is not None}
+    data = substitute({"budgetS": FLEET_BUDGET_S, **target.config, "server": given}, values)
     return parse_config(data, source=f"{target.manifest}: server {target.server!r} version {target.version}")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 from enum import StrEnum
@@ -21,23 +22,31 @@ class OutputFormat(StrEnum):
     HTML = "html"
 
 
+# the module whose render(report) writes each format but human (which takes colour) and json (the model's own)
+RENDERER_MODULES = {
+    OutputFormat.JUNIT: "hookconf.report.junit",
+    OutputFormat.SARIF: "hookconf.report.sarif",
+    OutputFormat.GITHUB: "hookconf.report.github",
+    OutputFormat.MARKDOWN: "hookconf.report.markdown",
+    OutputFormat.HTML: "hookconf.report.html",
+}
+
+
 def render(report: Report, output: OutputFormat, *, colour: bool = False) -> str:
-    # Renderers are imported on use, so that naming a format (as the CLI parser does) costs nothing.
-    from hookconf.report import github, html, human, junit, markdown, sarif
+    # Only the chosen renderer is imported, so that naming a format (as the CLI parser does) costs nothing
+    # and rendering one costs no other format's imports (the XML ones load xml.etree).
+    if output is OutputFormat.JSON:
+        return report.to_json()
     from hookconf.report.text import shown_report
 
-    renderers: dict[OutputFormat, Callable[[Report], str]] = {
-        OutputFormat.HUMAN: lambda r: human.render(r, colour=colour),
-        OutputFormat.JSON: lambda r: r.to_json(),
-        OutputFormat.JUNIT: junit.render,
-        OutputFormat.SARIF: sarif.render,
-        OutputFormat.GITHUB: github.render,
-        OutputFormat.MARKDOWN: markdown.render,
-        OutputFormat.HTML: html.render,
-    }
     # Server text reaches every format but JSON with its hidden code points written out; each format then
     # applies its own escaping (XML, HTML, Markdown, workflow commands). JSON escapes the text itself.
-    return renderers[output](report if output is OutputFormat.JSON else shown_report(report))
+    shown = shown_report(report)
+    if output is OutputFormat.HUMAN:
+        from hookconf.report import human
+        return human.render(shown, colour=colour)
+    renderer: Callable[[Report], str] = importlib.import_module(RENDERER_MODULES[output]).render
+    return renderer(shown)
 
 
 def wants_colour(stream: TextIO) -> bool:

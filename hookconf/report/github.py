@@ -1,12 +1,13 @@
 """GitHub Actions workflow commands: `::error` per failure and per stale baseline entry, `::warning` per
 warning, `::notice` per baselined failure and per advice (a verdict no spec rule backs), and a closing `::notice`
-with the summary (which counts the undecided verdicts: one annotation each would drown the rest)."""
+with the summary (which counts the undecided verdicts: one annotation each would drown the rest, and says what
+the time budget cut, if it ran out)."""
 
 from __future__ import annotations
 
 from hookconf.report.keys import tool_scoped
 from hookconf.report.model import Report, ResultEntry
-from hookconf.report.text import counts_line, headline
+from hookconf.report.text import budget_text, counts_line, headline
 from hookconf.verdicts import Status
 
 COMMANDS = {Status.FAIL: "error", Status.WARN: "warning"}
@@ -35,6 +36,8 @@ def render(report: Report) -> str:
                                       f"from {report.baseline.file}", title="hookconf: stale baseline entry")
                      for item in report.baseline.stale)
     summary = f"{headline(report)}; {counts_line(report)}"
+    if report.budget is not None and report.budget.exhausted:  # what was skipped for want of time
+        summary += f"; time budget {budget_text(report)}"
     lines.append(command("notice", summary, title=f"hookconf: {report.server.name}"))
     return "\n".join(lines) + "\n"
 

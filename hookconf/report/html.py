@@ -7,7 +7,16 @@ from html import escape
 
 from hookconf import HOOK_SUITES
 from hookconf.report.model import Report, ResultEntry
-from hookconf.report.text import ADVICE_NOTE, STATUS_LABELS, counts_line, coverage_text, hook_grid, score_text
+from hookconf.report.text import (
+    ADVICE_NOTE,
+    STATUS_LABELS,
+    budget_text,
+    counts_line,
+    coverage_text,
+    hook_grid,
+    score_text,
+    timing_text,
+)
 
 STYLE = """
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2330;background:#f5f6f8}
@@ -55,7 +64,15 @@ def _header(report: Report) -> str:
     identity = f"{server.server_info.get('name', server.name)} {server.server_info.get('version', '')}".strip()
     return (f"<h1>{escape(server.name)}</h1>\n<p class=\"meta\">server {escape(identity)} · protocol "
             f"{escape(server.protocol_version)} · {escape(server.transport)} · hookconf {escape(report.tool.version)}"
-            f" · {escape(counts_line(report))}</p>")
+            f" · {escape(counts_line(report))}</p>" + _time_line(report))
+
+
+def _time_line(report: Report) -> str:
+    """The audit's wall time by phase and what its time budget cut."""
+    parts = [f"time {timing_text(report)}" if report.timing else "",
+             f"budget {budget_text(report)}" if report.budget else ""]
+    shown = " · ".join(part for part in parts if part)
+    return f"\n<p class=\"meta\">{escape(shown)}</p>" if shown else ""
 
 
 def _card(value: str, label: str, score: float | None) -> str:

@@ -6,7 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hookconf.report.model import BaselineItem, BaselineOutcome, Report, ResultEntry, SandboxDelta, ToolEntry
-from hookconf.report.text import ADVICE_NOTE, STATUS_LABELS, clip, hook_score_text, score_text, tool_score_text
+from hookconf.report.text import (
+    ADVICE_NOTE,
+    STATUS_LABELS,
+    budget_text,
+    clip,
+    hook_score_text,
+    score_text,
+    timing_text,
+    tool_score_text,
+)
 
 STATUS_COLOURS = {"pass": "32", "warn": "33", "fail": "31", "indeterminate": "35", "skip": "2", "advice": "36"}
 MAX_DETAIL = 90
@@ -60,6 +69,10 @@ def render(report: Report, *, colour: bool = False) -> str:
     lines.extend(_hook_score_lines(report))
     if report.resources is not None:
         lines.append(_resource_line(report))
+    if report.timing is not None:
+        lines.append(f"Time: {timing_text(report)}")
+    if report.budget is not None:
+        lines.append(f"Budget: {budget_text(report)}")
     summary = report.summary
     baselined = sum(entry.baseline_reason is not None for entry in report.results)
     failed = f"{summary.failed} failed" + (f" ({baselined} baselined)" if baselined else "")

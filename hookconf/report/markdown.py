@@ -9,7 +9,16 @@ import re
 from hookconf import HOOK_SUITES
 from hookconf.report.keys import tool_scoped
 from hookconf.report.model import Report, ResultEntry
-from hookconf.report.text import ADVICE_NOTE, STATUS_LABELS, headline, hook_grid, score_text, tool_score_text
+from hookconf.report.text import (
+    ADVICE_NOTE,
+    STATUS_LABELS,
+    budget_text,
+    headline,
+    hook_grid,
+    score_text,
+    timing_text,
+    tool_score_text,
+)
 from hookconf.verdicts import Status
 
 MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]#|~])")
@@ -44,7 +53,14 @@ def _header(report: Report) -> str:
     return (f"## hookconf: {escape(server.name)}\n\n"
             f"**{escape(headline(report))}**  \n"
             f"server {escape(identity)} · protocol {escape(server.protocol_version)} · {escape(server.transport)} · "
-            f"hookconf {escape(report.tool.version)}")
+            f"hookconf {escape(report.tool.version)}" + _time_lines(report))
+
+
+def _time_lines(report: Report) -> str:
+    """The audit's wall time by phase and what its time budget cut, under the header."""
+    lines = [f"time {timing_text(report)}" if report.timing else "",
+             f"budget {budget_text(report)}" if report.budget else ""]
+    return "".join(f"  \n{escape(line)}" for line in lines if line)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:

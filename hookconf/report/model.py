@@ -9,7 +9,7 @@ from hookconf.verdicts import Status
 
 # major: a field removed, renamed or retyped; minor: a new optional field (1.1: baseline, baselineReason;
 # 1.2: era, detection; 1.3: coverage, ToolEntry.called and scoredSuites, the status "advice" with summary.advice
-# and CategoryScore.advice, listingError)
+# and CategoryScore.advice, listingError; for the next minor version: timing, budget)
 SCHEMA_VERSION = "1.3"
 
 
@@ -119,6 +119,27 @@ class Resources(_Model):
     peak_children: int = Field(alias="peakChildren")
 
 
+class Timing(_Model):
+    """The audit's wall time by phase. Start-up runs from when hookconf started the audit (in `check`, when it
+    spawns the server, so the import of the audit code that overlaps the server's boot is counted) until the
+    tools are listed; the rest of the total is closing the sessions and building the report."""
+
+    startup_ms: float = Field(alias="startupMs", description="spawn, era detection, initialize, tools/list")
+    hook_ms: float = Field(alias="hookMs", description="the hook suites, every tool")
+    compliance_ms: float = Field(alias="complianceMs", description="the compliance checks")
+    total_ms: float = Field(alias="totalMs", description="the whole audit; at least the sum of the parts")
+
+
+class BudgetOutcome(_Model):
+    """The audit's time budget and what it left undone: each cut tool's suites and each cut check is
+    reported as skipped ("budget exhausted"), never as a failure."""
+
+    seconds: float
+    exhausted: bool = Field(description="the budget ran out before the audit's work was done")
+    cut_tools: list[str] = Field(alias="cutTools", description="tools whose hook suites were not run")
+    cut_checks: list[str] = Field(alias="cutChecks", description="compliance checks that were not run")
+
+
 class Violation(_Model):
     method: str
     model: str
@@ -174,6 +195,8 @@ class Report(_Model):
         default=None, alias="listingError",
         description="why tools/list failed, when it did: then no tool was audited and `tools` cannot say which tools "
         "the server has")
+    timing: Timing | None = None
+    budget: BudgetOutcome | None = Field(default=None, description="set when the audit had a time budget")
 
     def results_by_tool(self) -> dict[str, list[ResultEntry]]:
         """Results grouped per tool, tools in the order they were audited."""

@@ -57,6 +57,42 @@ def counts_line(report: Report) -> str:
             f"{s.skipped} skipped" + (f", {s.advice} advice" if s.advice else ""))
 
 
+def timing_text(report: Report) -> str:
+    """`4.2 s (start-up 0.8 s, hook suites 2.1 s, compliance 1.2 s)`; empty for a report without timing."""
+    timing = report.timing
+    if timing is None:
+        return ""
+    parts = [f"start-up {_seconds(timing.startup_ms)}", f"hook suites {_seconds(timing.hook_ms)}"]
+    if any(entry.suite == "compliance" for entry in report.results):
+        parts.append(f"compliance {_seconds(timing.compliance_ms)}")
+    return f"{_seconds(timing.total_ms)} ({', '.join(parts)})"
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms / 1000:.1f} s" if ms >= 100 else f"{ms / 1000:.2f} s"
+
+
+def budget_text(report: Report, *, names: int = 3) -> str:
+    """What the time budget cut, e.g. `2 s, ran out: skipped the suites of 3 tools (a, b, c) and 40 compliance
+    checks`; empty for an audit without a budget."""
+    budget = report.budget
+    if budget is None:
+        return ""
+    if not budget.exhausted:
+        return f"{budget.seconds:g} s, not exhausted"
+    cut = []
+    if budget.cut_tools:
+        shown = ", ".join(budget.cut_tools[:names]) + (" ..." if len(budget.cut_tools) > names else "")
+        cut.append(f"the suites of {_count(len(budget.cut_tools), 'tool')} ({shown})")
+    if budget.cut_checks:
+        cut.append(_count(len(budget.cut_checks), "compliance check"))
+    return f"{budget.seconds:g} s, ran out: skipped {' and '.join(cut)}"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def headline(report: Report) -> str:
     """One line a reader can act on: hook score, and the compliance grade where it ran."""
     parts = [f"hook score {hook_score_text(report)}"]
