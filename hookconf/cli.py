@@ -18,8 +18,10 @@ from hookconf import (
     STATELESS_REVISIONS,
     __version__,
 )
+from hookconf.console import drop_stdout, emit, emit_lines, finish_stdout
 from hookconf.errors import ConfigError, HookconfError
 from hookconf.report.formats import OutputFormat
+from hookconf.safe_text import safe_text
 
 if TYPE_CHECKING:
     from hookconf.checks.compliance import ComplianceCheck
@@ -32,18 +34,32 @@ GRADES = ("A", "B", "C", "D", "F")
 
 EXIT_OK = 0
 EXIT_FAILURES = 1
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 
 Command = Callable[[argparse.Namespace], int]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _run(argv)
+    except BrokenPipeError:
+        # A write that does not go through console.emit met a closed stdout before the command could say
+        # its exit code: the code of a process ended by SIGPIPE, as a shell reports it.
+        drop_stdout()
+        return EXIT_BROKEN_PIPE
+    finally:
+        finish_stdout()  # print() and argparse (--help) leave text in the buffer
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     command: Command = args.command
     try:
         return command(args)
     except HookconfError as exc:
-        print(f"hookconf: {exc}", file=sys.stderr)
+        # The message may quote the server (its stderr tail, an error it answered): shown safely.
+        print(f"hookconf: {safe_text(str(exc), layout=True)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("hookconf: interrupted", file=sys.stderr)
@@ -144,7 +160,7 @@ def run_check(args: argparse.Namespace) -> int:
         raise ConfigError(f"--tool {args.tool}: the server has no such tool (or toolFilter excludes it)")
     if baseline is not None:
         report = apply_baseline(report, baseline, str(args.baseline))
-    sys.stdout.write(render(report, args.output, colour=wants_colour(sys.stdout)))
+    emit(render(report, args.output, colour=wants_colour(sys.stdout)))
     if args.badge is not None:
         from hookconf.report.badge import write_badge
         write_badge(report, args.badge)
@@ -210,7 +226,8 @@ def run_init(args: argparse.Namespace) -> int:
     if target.exists() and not args.force:
         raise ConfigError(f"{target} already exists; pass --force to overwrite it")
     target.write_text(json.dumps(example_config(args.server_name), indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {target}; edit server.command/args and the probes, then run: hookconf check {DEFAULT_CONFIG_NAME}")
+    emit(f"wrote {target}; edit server.command/args and the probes, then run: hookconf check "
+         f"{DEFAULT_CONFIG_NAME}\n")
     return EXIT_OK
 
 
@@ -221,39 +238,33 @@ def run_explain(args: argparse.Namespace) -> int:
     wanted = args.code.strip()
     finding = FINDINGS.get(wanted.upper())
     if finding is not None:
-        print(f"{finding.code}  {finding.title}")
-        print(f"suite: {finding.suite}   severity: {finding.severity.upper()}")
-        print()
-        print(finding.explanation)
-        print()
-        print(f"How to fix: {finding.remediation}")
+        emit_lines([f"{finding.code}  {finding.title}",
+                    f"suite: {finding.suite}   severity: {finding.severity.upper()}",
+                    "", finding.explanation, "", f"How to fix: {finding.remediation}"])
         return EXIT_OK
     check = CHECKS.get(wanted.lower())
     if check is None:
         raise ConfigError(f"unknown finding code or check id {args.code!r}; 'hookconf list' shows them all")
-    _explain_check(check)
+    emit_lines(_explain_check(check))
     return EXIT_OK
 
 
-def _explain_check(check: ComplianceCheck) -> None:
+def _explain_check(check: ComplianceCheck) -> list[str]:
     required = _required_text(check, "required", "optional")
     if not check.graded:
         required = "best practice, not graded"
-    print(f"{check.id}  {check.title}")
-    print(f"suite: compliance   category: {check.category}   {required}")
+    lines = [f"{check.id}  {check.title}", f"suite: compliance   category: {check.category}   {required}"]
     gates = [f"capability {check.capability}" if check.capability else "",
              f"{check.transport} only" if check.transport else "", f"revisions {', '.join(check.revisions)}"]
-    print(f"applies to: {'; '.join(g for g in gates if g)}")
+    lines.append(f"applies to: {'; '.join(g for g in gates if g)}")
     if check.lighthouse:
-        print(f"covers mcp-lighthouse: {', '.join(check.lighthouse)}")
-    print()
-    print(f"Why: {check.why}")
-    print(f"How to fix: {check.fix}")
-    print(f"Spec: {check.spec_url(check.revisions[-1])}")
+        lines.append(f"covers mcp-lighthouse: {', '.join(check.lighthouse)}")
+    lines += ["", f"Why: {check.why}", f"How to fix: {check.fix}", f"Spec: {check.spec_url(check.revisions[-1])}"]
     if check.should is not None:
-        print(f"Warnings rest on: {check.should.citation()}")
+        lines.append(f"Warnings rest on: {check.should.citation()}")
     if check.advice is not None:
-        print(f"Advice, never counted as a problem: {check.advice}")
+        lines.append(f"Advice, never counted as a problem: {check.advice}")
+    return lines
 
 
 def _required_text(check: ComplianceCheck, yes: str, no: str) -> str:
@@ -267,25 +278,25 @@ def run_list(args: argparse.Namespace) -> int:
     from hookconf.checks import FINDINGS, SUITES
     from hookconf.checks.compliance import CHECKS
 
-    print(f"{'CODE':<11}{'SUITE':<14}{'SEVERITY':<15}{'WEIGHT':<8}TITLE")
+    lines = [f"{'CODE':<11}{'SUITE':<14}{'SEVERITY':<15}{'WEIGHT':<8}TITLE"]
     for finding in sorted(FINDINGS.values(), key=lambda f: (f.suite == "*", f.suite, f.code)):
         suite = SUITES.get(finding.suite)
         weight = str(suite.weight) if suite else "-"
-        print(f"{finding.code:<11}{finding.suite:<14}{finding.severity.upper():<15}{weight:<8}{finding.title}")
-    print()
-    print(f"{'CHECK':<45}{'CATEGORY':<11}{'REQUIRED':<10}{'ERAS':<11}TITLE")
+        lines.append(f"{finding.code:<11}{finding.suite:<14}{finding.severity.upper():<15}{weight:<8}{finding.title}")
+    lines += ["", f"{'CHECK':<45}{'CATEGORY':<11}{'REQUIRED':<10}{'ERAS':<11}TITLE"]
     for check in sorted(CHECKS.values(), key=lambda c: (c.category, c.id)):
         required = _required_text(check, "yes", "no") if check.graded else "-"
         eras = "both" if len(check.revisions) > len(STATELESS_REVISIONS) and STATELESS_REVISIONS[0] in check.revisions \
             else ("stateless" if check.revisions == STATELESS_REVISIONS else "handshake")
-        print(f"{check.id:<45}{check.category:<11}{required:<10}{eras:<11}{check.title}")
-    print("REQUIRED a/b: a in the handshake revisions, b in 2026-07-28; ERAS: where the check applies")
+        lines.append(f"{check.id:<45}{check.category:<11}{required:<10}{eras:<11}{check.title}")
+    lines.append("REQUIRED a/b: a in the handshake revisions, b in 2026-07-28; ERAS: where the check applies")
+    emit_lines(lines)
     return EXIT_OK
 
 
 def run_version_info(args: argparse.Namespace) -> int:
-    print(f"hookconf {__version__}")
     revisions = ", ".join(HANDSHAKE_REVISIONS)
-    print(f"MCP revisions spoken: {revisions} (initialize handshake; offers {HANDSHAKE_REVISIONS[-1]}); "
-          f"{', '.join(STATELESS_REVISIONS)} (stateless, server/discover); --spec-version auto probes which one")
+    emit_lines([f"hookconf {__version__}",
+                f"MCP revisions spoken: {revisions} (initialize handshake; offers {HANDSHAKE_REVISIONS[-1]}); "
+                f"{', '.join(STATELESS_REVISIONS)} (stateless, server/discover); --spec-version auto probes which one"])
     return EXIT_OK

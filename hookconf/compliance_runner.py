@@ -10,7 +10,7 @@ import httpx2
 
 from hookconf.checks.compliance import CHECKS, Category, ComplianceCheck
 from hookconf.checks.compliance.catalog import Outcome, failed, select, skipped, undecided
-from hookconf.checks.compliance.context import ComplianceContext
+from hookconf.checks.compliance.context import ComplianceContext, HungToolError
 from hookconf.config import AuditConfig
 from hookconf.errors import HookconfError, RequestTimeoutError, TransportClosedError
 from hookconf.report.keys import SERVER_SCOPE
@@ -111,14 +111,49 @@ def _run_one(check: ComplianceCheck, ctx: ComplianceContext, run: ComplianceRun)
         _restart(ctx, run)  # it died before this check (under a hook suite or the previous check): not its doing
     timeouts = ctx.session.transport.timeouts
     ctx.backend_errors.clear()
+    ctx.running, ctx.passed_over = check.id, set()
+    hung_before = set(ctx.hung_tools)
     outcome = ctx.attributed(_run_guarded(check, ctx))
+    newly_hung = [name for name in ctx.hung_tools if name not in hung_before]
     if not ctx.session.server_alive():
         outcome = failed(f"server died under this check: {_death_note(ctx.session)}")
         _restart(ctx, run)
     elif ctx.session.transport.timeouts > timeouts and not ctx.session.responsive(HUNG_PROBE_S):
-        outcome = _hung(outcome, ctx.keepalive_method)
+        outcome = hang_outcome(outcome, ctx, newly_hung, True) if newly_hung else _hung(outcome, ctx.keepalive_method)
         _replace_hung_server(ctx, run, check.id)
+    elif newly_hung:
+        outcome = hang_outcome(outcome, ctx, newly_hung, False)
+    elif outcome.status is Status.SKIP and ctx.passed_over:
+        outcome = skipped(f"{outcome.details} ({ctx.hang_note()})")
     return _entry(check, outcome, (time.monotonic() - started) * 1000, ctx.revision)
+
+
+def hang_outcome(outcome: Outcome, ctx: ComplianceContext, tools: list[str], stuck: bool) -> Outcome:
+    """The hang is reported here, where it first happened, and once: no later check calls the tool. It is the
+    check's verdict only when the tool answered its usual call, so that the check's input is to blame."""
+    note = (f"{', '.join(tools)} hung under this check: a call got no answer within timeoutMs "
+            f"({round(ctx.session.timeout_s * 1000)} ms); it is not called again in this audit")
+    if stuck:
+        note += f", and the server answered no {ctx.keepalive_method} meanwhile"
+    if outcome.status is Status.FAIL and all(ctx.usual_call_answered(name) for name in tools):
+        return failed(f"{outcome.details}; {note}")
+    return undecided(f"not evaluable: {note}")
+
+
+def carry_hook_hangs(run: ComplianceRun, hung_tools: Sequence[str], stuck: bool) -> None:
+    """The tools that hung under the hook suites are called by no check. A server they left stuck (it answers
+    no ping) would hang every check: hookconf restarts one it started, and skips the checks on one it cannot."""
+    for name in hung_tools:
+        run.ctx.hung_tools.setdefault(name, "the hook suites")
+    ctx = run.ctx
+    if not stuck or not ctx.session.server_alive() or ctx.session.responsive(HUNG_PROBE_S):
+        return
+    if ctx.session.process is None:
+        hung = f" after {', '.join(hung_tools)} hung" if hung_tools else " after a call hung"
+        run.unreachable = f"not run: the server stopped answering{hung} in the hook suites"
+        return
+    ctx.session.close()
+    _restart(ctx, run)
 
 
 def _hung(outcome: Outcome, liveness_method: str) -> Outcome:
@@ -139,6 +174,8 @@ def _replace_hung_server(ctx: ComplianceContext, run: ComplianceRun, check_id: s
 def _run_guarded(check: ComplianceCheck, ctx: ComplianceContext) -> Outcome:
     try:
         return check.run(ctx)
+    except HungToolError as exc:
+        return skipped(f"not run: {exc}")
     except (TransportClosedError, RequestTimeoutError) as exc:
         return failed(f"the server stopped answering: {exc}")
     except httpx2.HTTPError as exc:
@@ -163,6 +200,7 @@ def _restart(ctx: ComplianceContext, run: ComplianceRun) -> None:
     """A fresh server for the checks after the one that killed it."""
     ctx.other_recordings.append(ctx.session.transport.recording)
     fresh = open_session(ctx.config.server, ctx.session.timeout_s)
+    fresh.calls_by_tool = ctx.session.calls_by_tool  # the report counts every process's calls of a tool
     run.sessions.append(fresh)
     fresh.connect_as(ctx.revision)
     ctx.session = fresh

@@ -21,7 +21,13 @@ from hookconf.checks.registry import (
     Suite,
     SuiteResult,
 )
-from hookconf.compliance_runner import ComplianceOptions, ComplianceRun, prepare_compliance, run_compliance
+from hookconf.compliance_runner import (
+    ComplianceOptions,
+    ComplianceRun,
+    carry_hook_hangs,
+    prepare_compliance,
+    run_compliance,
+)
 from hookconf.config import AuditConfig
 from hookconf.era import connect
 from hookconf.errors import ServerStartError
@@ -125,8 +131,9 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
         tools = selected_tools(listed, config, options.tool)
         for listener in options.listeners:
             listener.started(config.server.name, len(tools))
-        entries, tool_entries = _audit_tools(session, tools, config, options)
+        entries, tool_entries, hangs = _audit_tools(session, tools, config, options)
         if compliance is not None:
+            carry_hook_hangs(compliance, hangs.tools, hangs.server_stuck)
             run_compliance(compliance)
             entries.extend(compliance.entries)
             warnings.extend(compliance.ctx.warnings)
@@ -180,17 +187,29 @@ def _listed_tools(session: McpSession) -> tuple[list[JsonObject], str | None]:
         return [], str(exc)
 
 
+@dataclass
+class HookHangs:
+    """What the hook suites left for the compliance checks: the tools that hung, and whether the server
+    answered no ping after one did."""
+
+    tools: list[str] = field(default_factory=list)
+    server_stuck: bool = False
+
+
 def _audit_tools(
     session: McpSession, tools: list[JsonObject], config: AuditConfig, options: RunOptions
-) -> tuple[list[ResultEntry], list[ToolEntry]]:
+) -> tuple[list[ResultEntry], list[ToolEntry], HookHangs]:
     entries: list[ResultEntry] = []
     tool_entries: list[ToolEntry] = []
     suites = _selected_suites(config, options)
     stuck = False
+    hung: set[str] = set()
     for tool in tools:
         plan = plan_tool(tool, config)
-        ctx = ToolContext(tool, plan.arguments, config, session, config.probe_for(str(tool.get("name"))))
+        ctx = ToolContext(tool, plan.arguments, config, session, config.probe_for(str(tool.get("name"))),
+                          hung_tools=hung)
         ctx.server_stuck = stuck
+        ctx.hung = ctx.name in hung  # it hung as an earlier tool's state probe: reported here, not called again
         ctx.sandbox = CallWatch(options.sandbox) if options.sandbox is not None else None
         outcomes = [_run_suite(suite, ctx, plan, session) for suite in suites]
         stuck = ctx.server_stuck
@@ -200,7 +219,7 @@ def _audit_tools(
             for listener in options.listeners:
                 listener.result(outcome)
         tool_entries.append(_tool_entry(ctx, plan, outcomes))
-    return entries, tool_entries
+    return entries, tool_entries, HookHangs(sorted(hung), stuck)
 
 
 def _selected_suites(config: AuditConfig, options: RunOptions) -> list[Suite]:

@@ -61,6 +61,9 @@ class ToolContext:
     server_stuck: bool = False  # shared verdict: after a hang, the server answered no ping either
     own_calls: int = 0  # calls of this tool made by its suites (not as another tool's state probe)
     sandbox: CallWatch | None = None  # what this tool's calls wrote into the audit's sandbox
+    # Every tool that hung in this audit, as its own or as another tool's state probe: shared by the tools'
+    # contexts, so that none is called again by any suite.
+    hung_tools: set[str] = field(default_factory=set)
 
     @property
     def name(self) -> str:
@@ -83,7 +86,7 @@ class ToolContext:
 
     def call(self, name: str, arguments: JsonObject) -> CallOutcome:
         """One call; a timeout marks the tool as hung so that it is not called again."""
-        if self.hung or self.server_stuck:
+        if self.hung or self.server_stuck or name in self.hung_tools:
             return CallOutcome(duration_ms=0.0, timed_out=True)
         if self.sandbox is not None:
             self.sandbox.before_call(own=name == self.name)
@@ -92,5 +95,6 @@ class ToolContext:
             self.own_calls += 1
         if outcome.timed_out:
             self.hung = name == self.name
+            self.hung_tools.add(name)
             self.server_stuck = not self.session.responsive()
         return outcome

@@ -85,24 +85,28 @@ def run_fleet_command(args: argparse.Namespace) -> int:
 
 
 def _print_summary(run: FleetRun, store: Path) -> None:
+    from hookconf.console import emit_lines
+    from hookconf.safe_text import safe_text
+
     audited = len(run.outcomes) - len(run.failed)
     parts = [f"{audited} audited", f"{len(run.failed)} failed", f"{run.skipped} skipped (already stored)"]
     if run.lost:
         parts.append(f"{run.lost} lost (a worker died; run again to audit them)")
-    print(f"fleet: {', '.join(parts)}; stored in {store}")
-    for outcome in run.failed:
-        message = " ".join((outcome.message or "").split())
-        print(f"  {outcome.server} {outcome.version}: {outcome.kind}: {message}")
-    for outcome in run.outcomes:
-        if outcome.kept:
-            print(f"  kept for {outcome.server} {outcome.version}: {', '.join(outcome.kept)}")
+    lines = [f"fleet: {', '.join(parts)}; stored in {store}"]
+    for outcome in run.failed:  # the message may quote the server's stderr
+        message = safe_text(" ".join((outcome.message or "").split()))
+        lines.append(f"  {outcome.server} {outcome.version}: {outcome.kind}: {message}")
+    lines.extend(f"  kept for {outcome.server} {outcome.version}: {', '.join(outcome.kept)}"
+                 for outcome in run.outcomes if outcome.kept)
     if run.outcomes or run.skipped:
-        print(f"tables: hookconf fleet report --store {store}")
+        lines.append(f"tables: hookconf fleet report --store {store}")
+    emit_lines(lines)
 
 
 def run_report_command(args: argparse.Namespace) -> int:
+    from hookconf.console import emit
     from hookconf.fleet.render import write_report
 
     for line in write_report(args.store, args.out):
-        print(line)
+        emit(f"{line}\n")
     return EXIT_OK

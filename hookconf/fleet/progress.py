@@ -8,6 +8,7 @@ import time
 from typing import TextIO
 
 from hookconf.fleet.worker import Outcome
+from hookconf.safe_text import safe_text
 
 REPAINT_INTERVAL_S = 1.0
 MESSAGE_WIDTH = 240
@@ -116,7 +117,7 @@ def describe(outcome: Outcome) -> str:
     if outcome.ok and outcome.report_json:
         score = json.loads(outcome.report_json).get("score")
         return f"score {score if score is not None else 'n/a'} {took}"
-    message = " ".join((outcome.message or "no message").split())
+    message = safe_text(" ".join((outcome.message or "no message").split()))
     if len(message) > MESSAGE_WIDTH:
         message = message[:MESSAGE_WIDTH - 3] + "..."
     return f"{outcome.kind} {took}: {message}"

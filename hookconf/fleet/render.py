@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import io
+import re
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -17,6 +18,7 @@ from hookconf import __version__
 from hookconf.fleet.errors import StoreError
 from hookconf.fleet.store import FleetStore
 from hookconf.fleet.tables import FleetTables, build_tables, latest_audited, named_count, status_shares
+from hookconf.safe_text import LAYOUT_FIELDS, safe_text
 
 SCORES_NOTE = ("Cells: the hook score, then the compliance grade and score where the compliance suite ran; "
                "or why there is no audit. "
@@ -33,6 +35,7 @@ TERMINAL_CHANGES = 3
 TERMINAL_TOOLS = 3
 MARKDOWN_TOOLS = 5
 TOOL_CHANGES = ("added", "removed")
+MARKDOWN_CELL_SPECIALS = re.compile(r"([|`\\])")
 STATUS_COLOURS = {"pass": "#2e7d32", "warn": "#f9a825", "indeterminate": "#9e9e9e", "fail": "#c62828",
                   "skip": "#e0e0e0", "advice": "#4fc3f7"}
 
@@ -61,13 +64,28 @@ def _section(title: str, frame: pd.DataFrame, fmt: str) -> str:
 
 
 def render_table(frame: pd.DataFrame, fmt: str) -> str:
+    """A table for the terminal ("simple") or Markdown ("github"); tabulate's "html" escapes cells itself."""
     if frame.empty:
         return "(none)"
-    return tabulate(display_rows(frame), headers=list(map(str, frame.columns)), tablefmt=fmt, disable_numparse=True)
+    escape = markdown_cell if fmt == "github" else str
+    return tabulate([[escape(cell) for cell in row] for row in display_rows(frame)],
+                    headers=[escape(header) for header in display_headers(frame)], tablefmt=fmt,
+                    disable_numparse=True)
 
 
 def display_rows(frame: pd.DataFrame) -> list[list[str]]:
-    return [[_cell(value) for value in row] for row in frame.itertuples(index=False)]
+    """The cells as text, server text (tool names, details, messages) on one line and safe to show."""
+    return [[safe_text(_cell(value)) for value in row] for row in frame.itertuples(index=False)]
+
+
+def display_headers(frame: pd.DataFrame) -> list[str]:
+    return [safe_text(str(column)) for column in frame.columns]
+
+
+def markdown_cell(text: str) -> str:
+    """A table cell that renders as itself: HTML escaped, and the pipe (which would end the cell) and the
+    backtick (which would open code) escaped with a backslash."""
+    return MARKDOWN_CELL_SPECIALS.sub(r"\\\1", html.escape(text, quote=False))
 
 
 def _cell(value: Any) -> str:
@@ -122,9 +140,30 @@ def write_files(tables: FleetTables, out_dir: Path, store_path: Path) -> list[Pa
         path.write_text(text, encoding="utf-8")
         written.append(path)
     csv = out_dir / "results.csv"
-    tables.results.to_csv(csv, index=False)
+    csv_safe(tables.results).to_csv(csv, index=False)
     written.insert(3, csv)
     return written
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its text safe to show (a CSV is read with `cat` as often as with a spreadsheet);
+    line breaks in details and messages stay, CSV quotes them. The stored reports keep the text as sent."""
+    safe: pd.DataFrame = frame.apply(lambda column: column.map(
+        lambda value: inert_cell(safe_text(value, layout=column.name in LAYOUT_FIELDS))
+        if isinstance(value, str) else value))
+    return safe
+
+
+def inert_cell(text: str) -> str:
+    """A spreadsheet runs a cell that starts with = + - @ as a formula: such text (a tool name, an error a
+    server sent) gets a leading apostrophe, which the spreadsheet hides. Numbers written as text stay."""
+    if text[:1] in FORMULA_STARTS and not NUMBER.fullmatch(text):
+        return "'" + text
+    return text
 
 
 def _markdown(title: str, note: str, sections: Mapping[str, pd.DataFrame]) -> str:
@@ -144,7 +183,8 @@ def regressions_markdown(regressions: pd.DataFrame) -> str:
     if not shortened:
         return text
     lines = ["## Tools added and removed", ""]
-    lines += [f"- {row['server']} {row['from']} → {row['to']}, {column}: {named_count(_names(row[column]))}"
+    lines += ["- " + markdown_cell(safe_text(f"{row['server']} {row['from']} → {row['to']}, {column}: "
+                                             f"{named_count(_names(row[column]))}"))
               for row, column in shortened]
     return text + "\n".join(lines) + "\n"
 
@@ -171,8 +211,7 @@ def html_report(tables: FleetTables, store_path: Path) -> str:
 def _html_table(frame: pd.DataFrame) -> str:
     if frame.empty:
         return "<p>(none)</p>"
-    return tabulate(display_rows(frame), headers=list(map(str, frame.columns)), tablefmt="html",
-                    disable_numparse=True)
+    return tabulate(display_rows(frame), headers=display_headers(frame), tablefmt="html", disable_numparse=True)
 
 
 def chart_svg(draw: Callable[[Any, pd.DataFrame], None], data: pd.DataFrame) -> str:
@@ -196,10 +235,16 @@ def chart_svg(draw: Callable[[Any, pd.DataFrame], None], data: pd.DataFrame) -> 
     return svg[svg.index("<svg"):]
 
 
+def chart_label(text: str) -> str:
+    """Text for a chart: safe to show (matplotlib also writes it into the SVG as a comment), and a `$` taken
+    literally rather than as the start of mathtext."""
+    return safe_text(str(text)).replace("$", r"\$")
+
+
 def _scores_chart(figure: Any, audits: pd.DataFrame) -> None:
     audited = audits[audits["outcome"] == "audited"]
     # A version whose hook score is n/a (no tool called) gets no bar, and its label says why.
-    labels = [f"{server} {version}" + (" (n/a)" if missing else "") for server, version, missing
+    labels = [chart_label(f"{server} {version}") + (" (n/a)" if missing else "") for server, version, missing
               in zip(audited["server"], audited["version"], audited["score"].isna(), strict=True)]
     figure.set_size_inches(7, 0.28 * len(labels) + 1)
     axes = figure.add_subplot()
@@ -231,7 +276,7 @@ def _status_chart(figure: Any, shares: pd.DataFrame) -> None:
 def _resources_chart(figure: Any, latest: pd.DataFrame) -> None:
     figure.set_size_inches(8, 0.3 * len(latest) + 1.2)
     startup, memory = figure.subplots(1, 2, sharey=True)
-    servers = list(latest["server"])
+    servers = [chart_label(server) for server in latest["server"]]
     startup.barh(servers, latest["startup_ms"].fillna(0), color="C0")
     startup.set_xlabel("start-up to initialize answer (ms)")
     memory.barh(servers, latest["peak_rss_mib"].fillna(0), color="C1")

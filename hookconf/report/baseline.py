@@ -16,6 +16,7 @@ from hookconf.config import first_validation_error
 from hookconf.errors import ConfigError
 from hookconf.report.keys import baseline_id
 from hookconf.report.model import BaselineItem, BaselineOutcome, Report, ResultEntry
+from hookconf.safe_text import model_json
 from hookconf.verdicts import Status
 
 PLACEHOLDER_REASON = "TODO: say why this failure is expected (or fix it and delete this entry)"
@@ -41,7 +42,7 @@ class BaselineFile(BaseModel):
     expected_failures: list[ExpectedFailure] = Field(alias="expectedFailures")
 
     def to_json(self) -> str:
-        return self.model_dump_json(by_alias=True, indent=2) + "\n"
+        return model_json(self) + "\n"
 
 
 def load_baseline(path: Path) -> BaselineFile:

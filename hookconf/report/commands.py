@@ -4,8 +4,9 @@ imported per command."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+
+from hookconf.console import emit
 
 EXIT_OK = 0
 
@@ -25,9 +26,10 @@ def add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
 
 def run_diff(args: argparse.Namespace) -> int:
     from hookconf.report.diff import diff_exit_code, diff_reports, load_report, render_diff
+    from hookconf.report.text import shown_report
 
-    diff = diff_reports(load_report(args.base), load_report(args.current))
-    sys.stdout.write(render_diff(diff))
+    diff = diff_reports(shown_report(load_report(args.base)), shown_report(load_report(args.current)))
+    emit(render_diff(diff))
     return diff_exit_code(diff)
 
 
@@ -41,13 +43,13 @@ def run_baseline_write(args: argparse.Namespace) -> int:
         args.output.write_text(baseline.to_json(), encoding="utf-8")
     except OSError as exc:
         raise HookconfError(f"--output {args.output}: cannot write ({exc.strerror or exc})") from exc
-    print(f"wrote {args.output} with {len(baseline.expected_failures)} expected failures; "
-          "replace each TODO reason with why the failure is accepted")
+    emit(f"wrote {args.output} with {len(baseline.expected_failures)} expected failures; "
+         "replace each TODO reason with why the failure is accepted\n")
     return EXIT_OK
 
 
 def run_schema(args: argparse.Namespace) -> int:
     from hookconf.report.schema import render_schema
 
-    sys.stdout.write(render_schema())
+    emit(render_schema())
     return EXIT_OK

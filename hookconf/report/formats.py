@@ -24,6 +24,7 @@ class OutputFormat(StrEnum):
 def render(report: Report, output: OutputFormat, *, colour: bool = False) -> str:
     # Renderers are imported on use, so that naming a format (as the CLI parser does) costs nothing.
     from hookconf.report import github, html, human, junit, markdown, sarif
+    from hookconf.report.text import shown_report
 
     renderers: dict[OutputFormat, Callable[[Report], str]] = {
         OutputFormat.HUMAN: lambda r: human.render(r, colour=colour),
@@ -34,7 +35,9 @@ def render(report: Report, output: OutputFormat, *, colour: bool = False) -> str
         OutputFormat.MARKDOWN: markdown.render,
         OutputFormat.HTML: html.render,
     }
-    return renderers[output](report)
+    # Server text reaches every format but JSON with its hidden code points written out; each format then
+    # applies its own escaping (XML, HTML, Markdown, workflow commands). JSON escapes the text itself.
+    return renderers[output](report if output is OutputFormat.JSON else shown_report(report))
 
 
 def wants_colour(stream: TextIO) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from hookconf.safe_text import model_json
 from hookconf.verdicts import Status
 
 # major: a field removed, renamed or retyped; minor: a new optional field (1.1: baseline, baselineReason;
@@ -187,7 +188,10 @@ class Report(_Model):
         return any(r.status is Status.FAIL and r.suite != "compliance" for r in self.results)
 
     def to_json(self) -> str:
-        return self.model_dump_json(by_alias=True, indent=2)
+        """The report as JSON, server text as sent: JSON escapes the C0 controls, and `escape_in_json` the
+        hidden code points JSON would leave raw (C1, bidi overrides, lone surrogates, which pydantic's own
+        serialiser cannot even encode)."""
+        return model_json(self)
 
 
 def summarize(results: list[ResultEntry]) -> Summary:

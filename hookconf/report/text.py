@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from hookconf import HOOK_SUITES
 from hookconf.report.model import Coverage, Report, ResultEntry, ToolEntry
+from hookconf.safe_text import safe_data
 
 STATUS_LABELS = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "indeterminate": "INDET", "skip": "SKIP",
                  "advice": "ADVICE"}
 ADVICE_NOTE = "advice: no spec rule asks for it; never counted as a problem"
+
+
+def shown_report(report: Report) -> Report:
+    """The report with every string safe to show (hidden code points written out, see hookconf.safe_text):
+    what each text format renders. The JSON output keeps the text as the server sent it."""
+    return Report.model_validate(safe_data(report.model_dump(by_alias=True)))
 
 
 def score_text(score: float | None) -> str:

@@ -23,6 +23,14 @@ from hookconf.wire.recording import Recording
 from hookconf.wire.transport import JsonObject
 
 
+class HungToolError(Exception):
+    """A check asked for a tool that hung earlier: the check does not apply (the hang is reported once)."""
+
+    def __init__(self, tool: str, where: str) -> None:
+        super().__init__(f"{tool} hung in {where} and is not called again")
+        self.tool = tool
+
+
 @dataclass(frozen=True)
 class RawAnswer:
     """What came back for a raw message: the JSON-RPC answer (None when silent) and, on HTTP, the reply."""
@@ -46,6 +54,11 @@ class ComplianceContext:
     _closing: list[threading.Thread] = field(default_factory=list)  # fresh sessions on their way out
     # Answers met by the running check that name a backend out of reach (see attributed); reset per check.
     backend_errors: list[str] = field(default_factory=list)
+    # Tools whose call got no answer within timeoutMs, and where that happened ("the hook suites", a check id):
+    # no check calls them again. Known to the whole audit: the runner adds the ones the hook suites found.
+    hung_tools: dict[str, str] = field(default_factory=dict)
+    running: str = ""  # the id of the check running now, which a hang is attributed to
+    passed_over: set[str] = field(default_factory=set)  # hung tools left out of the running check's choice
 
     # --- what the server declared ----------------------------------------------------------------
     @property
@@ -94,8 +107,20 @@ class ComplianceContext:
         return self.listing("tools/list", "tools").items
 
     def read_only_tools(self) -> list[JsonObject]:
-        """The tools the audit may call: annotated read-only, or opted in by the config."""
-        return [t for t in self.tools if is_read_only(t) or t.get("name") in self.config.allow_destructive]
+        """The tools the audit may call: annotated read-only, or opted in by the config; never one that hung."""
+        allowed = [t for t in self.tools if is_read_only(t) or t.get("name") in self.config.allow_destructive]
+        self.passed_over.update(str(t.get("name")) for t in allowed if t.get("name") in self.hung_tools)
+        return [t for t in allowed if t.get("name") not in self.hung_tools]
+
+    def _listed_tool_names(self) -> set[str]:
+        """The names in the tool list fetched so far (none fetched: none; a stuck server is not asked again)."""
+        listing = self._lists.get("tools/list")
+        return {str(tool.get("name")) for tool in listing.items} if listing is not None else set()
+
+    def hang_note(self) -> str:
+        """Why the running check did not call the tools that hung, for a check that had no other tool."""
+        return "; ".join(f"{name} hung in {self.hung_tools[name]} and is not called again"
+                         for name in sorted(self.passed_over))
 
     def arguments_for(self, tool: JsonObject) -> JsonObject:
         probe = self.config.probe_for(str(tool.get("name")))
@@ -112,11 +137,20 @@ class ComplianceContext:
             return None
 
     def call_tool(self, name: str, arguments: Any, meta: JsonObject | None = None) -> JsonObject | None:
+        """One call; a tool that gets no answer in time is marked hung, and a hung tool is not called again."""
+        if name in self.hung_tools:
+            self.passed_over.add(name)
+            raise HungToolError(name, self.hung_tools[name])
         params: JsonObject = {"name": name, "arguments": arguments}
         if meta:
             params["_meta"] = meta
         self.session.calls_by_tool[name] += 1
-        return self.request("tools/call", params)
+        try:
+            return self.note_answer(self.session.request("tools/call", params))
+        except RequestTimeoutError:
+            if name in self._listed_tool_names():  # an unlisted name is the check's own probe, no tool of the server
+                self.hung_tools[name] = self.running
+            return None
 
     def call_once(self, name: str, arguments: Any) -> JsonObject | None:
         """The answer to this exact call, made at most once: an identical earlier call in the recording (a hook
@@ -131,6 +165,16 @@ class ComplianceContext:
     def baseline(self, tool: JsonObject) -> JsonObject | None:
         """The tool called as a client normally would: with its probe's (or generated) arguments."""
         return self.call_once(str(tool.get("name")), self.arguments_for(tool))
+
+    def usual_call_answered(self, name: str) -> bool:
+        """Whether the tool answered a call with its usual arguments (a check's own or a hook suite's): then a
+        hang under a check's unusual input is the input's doing, not the tool's."""
+        tool = next((t for t in self.tools if t.get("name") == name), None)
+        if tool is None:
+            return False
+        arguments = self.arguments_for(tool)
+        memo_key = f"call:{name}:{json.dumps(arguments, sort_keys=True, default=str)}"
+        return self.memo.get(memo_key) is not None or self._recorded_call(name, arguments)[1] is not None
 
     def _recorded_call(self, name: str, arguments: Any) -> tuple[bool, JsonObject | None]:
         """Whether this call was made on the current session, and its answer (None when none came)."""
