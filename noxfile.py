@@ -1,5 +1,6 @@
 """Sessions: `tests`, `lint`, `audit_all` (the default fleet, targets/reference.toml), `corpus` (the
-corpus of real servers, targets/corpus.toml, and its verdict ledger), `report`, and one per server
+corpus of real servers, targets/corpus.toml, and its verdict ledger), `report`, `speed` (hookconf's wall
+time beside mcp-lighthouse and a raw client on both fleets, bench/speed.py), and one per server
 version of targets/*.toml (named SERVER@VERSION, tagged SERVER: `nox -t server-memory`). Every session
 installs what it needs into its own uv venv; the fleet sessions share .hookconf-cache/, the default
 fleet's store is reports/hookconf.sqlite and the corpus has its own, reports/corpus.sqlite."""
@@ -63,6 +64,15 @@ def report(session: nox.Session) -> None:
     """Tables of the stored audits: reports/scores.md, regressions.md, ecosystem.md, results.csv, report.html."""
     session.install("-e", ".")
     session.run("hookconf", "fleet", "report", *session.posargs)
+
+
+@nox.session(python=PYTHON, default=False)
+def speed(session: nox.Session) -> None:
+    """hookconf beside mcp-lighthouse 0.4.0 and the floor on every target of both fleets, and issue 15's targets.
+
+    Arguments after -- go to bench/speed.py (e.g. `--rounds 1 --only server-memory --json speed.json`)."""
+    session.install("-e", ".")
+    session.run("python", "bench/speed.py", *session.posargs)
 
 
 def _manifests() -> list[Path]:

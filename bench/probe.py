@@ -34,7 +34,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2 as httpx
 
@@ -42,6 +42,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hookconf.wire.process import clean_environment  # noqa: E402
+
+if TYPE_CHECKING:
+    from hookconf.config import ServerConfig
+    from hookconf.fleet.manifest import Target
 
 META = "io.modelcontextprotocol/"
 HANDSHAKE_VERSION = "2025-11-25"
@@ -302,29 +306,48 @@ def server_spec(args: argparse.Namespace) -> Iterator[ServerSpec]:
 @contextmanager
 def target_spec(reference: str) -> Iterator[ServerSpec]:
     """A fleet target's command line, env and workdir, set up as `hookconf fleet run` sets them up."""
-    from hookconf.fleet.install import INSTALLERS
+    with prepared_target(find_target(reference)) as (config, workdir):
+        yield ServerSpec([config.command, *config.args] if config.command else [],
+                         clean_environment(dict(config.env)), Path(config.cwd) if config.cwd else workdir,
+                         config.url, dict(config.headers))
+
+
+def find_target(reference: str) -> Target:
+    """MANIFEST:SERVER@VERSION (or MANIFEST:SERVER, its last version) as a fleet target."""
     from hookconf.fleet.manifest import load_targets
-    from hookconf.fleet.worker import audit_config, placeholder_values, run_setup
-    from hookconf.wire.sandbox import audit_sandbox
 
     manifest, _, server_version = reference.rpartition(":")
     server, _, version = server_version.partition("@")
     targets = load_targets([Path(manifest)], [server], version or None)
     if not targets:
         raise SystemExit(f"probe.py: no target {server_version} in {manifest}")
-    target = targets[-1]
+    return targets[-1]
+
+
+@contextmanager
+def prepared_target(target: Target, *, sandboxed: bool = True) -> Iterator[tuple[ServerConfig, Path]]:
+    """The target's server config and a fresh workdir, as `hookconf fleet run` prepares them: installed
+    (from the cache when it is there), placeholders filled, setup run in the workdir. `sandboxed`: inside
+    an audit sandbox of its own (its HOME and TMPDIR in the config's env, setup run there too), as in a fleet
+    run; without it, the config as a user would give it to `hookconf check`, which makes its own sandbox.
+    Raises InstallError or SetupError from hookconf.fleet.errors."""
+    from hookconf.fleet.install import INSTALLERS
+    from hookconf.fleet.worker import audit_config, placeholder_values, run_setup
+    from hookconf.wire.sandbox import audit_sandbox
+
     installer = INSTALLERS.get(target.source)
     installed = installer.ensure(target, ROOT / ".hookconf-cache") if installer else None
     workdir = Path(tempfile.mkdtemp(prefix="probe-"))
     try:
         values = placeholder_values(target, workdir, installed)
         config = audit_config(target, values, installed).server
+        if not sandboxed:
+            run_setup(target, values, workdir)
+            yield config, workdir
+            return
         with audit_sandbox(config) as sandbox:  # its own HOME and TMPDIR, as in a fleet run
             run_setup(target, values, workdir, sandbox.environment() if sandbox else None)
-            config = sandbox.applied_to_server(config) if sandbox else config
-            yield ServerSpec([config.command, *config.args] if config.command else [],
-                             clean_environment(dict(config.env)), Path(config.cwd) if config.cwd else workdir,
-                             config.url, dict(config.headers))
+            yield (sandbox.applied_to_server(config) if sandbox else config), workdir
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -36,19 +36,24 @@ def install() -> tuple[Path, Path]:
     if not (npm / "node_modules" / "@modelcontextprotocol" / "server-memory").exists():
         subprocess.run(["npm", "install", "--silent", "--prefix", str(npm),
                         *[f"@modelcontextprotocol/{p}" for p in NPM_PACKAGES]], check=True)
-    if not (venv / "bin" / "mcp-lighthouse").exists():
+    install_venv(venv, PYPI_PACKAGES, "mcp-lighthouse")
+    return npm, venv
+
+
+def install_venv(venv: Path, packages: list[str], program: str) -> None:
+    """A uv venv holding `packages`, unless `program` is installed there already; then everything
+    byte-compiled, as pip leaves an install, so that no side (hookconf, lighthouse, the Python servers)
+    compiles its sources at every start where __pycache__ is not written (PYTHONDONTWRITEBYTECODE);
+    a no-op when already compiled."""
+    if not (venv / "bin" / program).exists():
         uv = shutil.which("uv") or "uv"
         subprocess.run([uv, "venv", "-q", str(venv)], check=True)
-        subprocess.run([uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python"), *PYPI_PACKAGES],
+        subprocess.run([uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python"), *packages],
                        check=True)
-    # Everything byte-compiled, as pip leaves an install, so that no side (hookconf, lighthouse, the
-    # Python servers) compiles its sources at every start where __pycache__ is not written
-    # (PYTHONDONTWRITEBYTECODE); a no-op when already compiled.
     theirs = next((venv / "lib").glob("python3*/site-packages"))
     for tree in (ROOT / "hookconf", Path(sysconfig.get_paths()["purelib"]), theirs):
         subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", str(tree)], check=False,
                        capture_output=True)  # a package shipping a file that does not compile is not ours to fix
-    return npm, venv
 
 
 MANIFEST = ROOT / "targets" / "reference.toml"
@@ -114,15 +119,23 @@ def lighthouse_audit(venv: Path, argv: list[str], env: dict[str, str]) -> tuple[
     completed = subprocess.run([str(venv / "bin/mcp-lighthouse"), "scan", "--stdio", command],
                                capture_output=True, text=True, check=False, env={"PATH": "/usr/bin:/bin", **env})
     elapsed = time.perf_counter() - started
-    score = next((line.strip() for line in completed.stdout.splitlines() if "Overall Score" in line), None)
+    score = lighthouse_score(completed.stdout)
     if score is None:  # its time says nothing then: the bench must not compare against a failed scan
         sys.exit(f"mcp-lighthouse failed on {command!r}:\n{completed.stderr.strip()[-500:]}")
+    return elapsed, score
+
+
+def lighthouse_score(stdout: str) -> str | None:
+    """The "Overall Score" line of a scan, with a note when the scan derailed; None when it failed."""
+    score = next((line.strip() for line in stdout.splitlines() if "Overall Score" in line), None)
+    if score is None:
+        return None
     # It reads the next line as the answer, so a server's notification derails the rest of its scan:
     # those checks end early and its wall time is not comparable.
-    derailed = completed.stdout.count("Response id mismatch")
+    derailed = stdout.count("Response id mismatch")
     if derailed:
         score += f", {derailed} checks derailed by 'Response id mismatch': not comparable"
-    return elapsed, score
+    return score
 
 
 def main() -> None:
