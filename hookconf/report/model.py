@@ -9,8 +9,8 @@ from hookconf.verdicts import Status
 
 # major: a field removed, renamed or retyped; minor: a new optional field (1.1: baseline, baselineReason;
 # 1.2: era, detection; 1.3: coverage, ToolEntry.called and scoredSuites, the status "advice" with summary.advice
-# and CategoryScore.advice, listingError; for the next minor version: timing, budget)
-SCHEMA_VERSION = "1.3"
+# and CategoryScore.advice, listingError; 1.4: ToolEntry.sandbox, timing, budget)
+SCHEMA_VERSION = "1.4"
 
 
 class _Model(BaseModel):
