@@ -8,14 +8,15 @@ import pytest
 from hookconf.checks.backend import unreachable_backend
 from hookconf.checks.compliance.context import backend_failure
 
-ARXIV_OFFLINE = ('{"status": "error", "message": "Could not connect to arXiv after 3 attempts. Please check your network '
-                 'connection and retry shortly."}')
+ARXIV_OFFLINE = ('{"status": "error", "message": "Could not connect to arXiv after 3 attempts. Please check your '
+                 'network connection and retry shortly."}')
 
 
 @pytest.mark.parametrize("text", [
     ARXIV_OFFLINE,  # arxiv-mcp-server 0.8.2, search_papers offline
     "Could not connect to the database server at db.internal:5432",
     "curl: (7) Couldn't connect to server",
+    "Couldn\u2019t connect to the search service",
     "Unable to connect to the remote server",
     "Failed to connect to api.github.com port 443 after 3 ms",
     "The request did not complete. Please check your internet connection and try again.",
