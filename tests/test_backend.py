@@ -23,9 +23,9 @@ ARXIV_OFFLINE = ('{"status": "error", "message": "Could not connect to arXiv aft
     "Search is unavailable: no internet connection",
     "AxiosError: Network Error",
     "🌐 Network Error: fetch failed. Check if the SEARXNG_URL is correct",
-    "connect EHOSTUNREACH: Host is unreachable",
-    "getaddrinfo EAI_NONAME api.example.com",
-    "socket.gaierror: [Errno -2] Name or service not known",
+    "Request to the search index failed: Host is unreachable",
+    "lookup failed: EAI_NONAME api.example.com",
+    "socket.gaierror: [Errno -5] No address associated with hostname",
 ])
 def test_a_backend_out_of_reach_in_words_is_recognised(text: str) -> None:
     assert unreachable_backend(text) is not None

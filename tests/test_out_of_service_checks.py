@@ -1,0 +1,93 @@
+"""Compliance checks that need a working call choose tools in service, and call a tool whose backend is out of reach
+only where its answer could still change the verdict: stdio-unicode, security-oversized-input, security-ssrf-internal
+and the injection probes, end to end on the offline fixture server (see tests/fixtures/offline_server.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hookconf import ALL_SUITES, HOOK_SUITES
+from hookconf.report.model import Report
+from tests.test_call_planning import DEAD, INJECTION_CHECKS, WORKING, calls, check, offline_audit, outcome
+
+ARXIV_WORDS = "Could not connect to arXiv after 3 attempts. Please check your network connection"
+SSRF = "security-ssrf-internal"
+UNICODE = "stdio-unicode"
+OVERSIZED = "security-oversized-input"
+# The checks that call the one tool there is although it is out of service, once each, since its answer can still
+# change their verdict: an error answer is enough to show the server survived (security-oversized-input), that an
+# extra argument did not crash the tool (security-extra-params), that missing arguments were rejected before the
+# backend was asked (tools-call-missing-args), or progress notifications with the wrong token (progress-token).
+CHECKS_CALLING_A_DEAD_TOOL = ("security-oversized-input", "security-extra-params", "tools-call-missing-args",
+                              "lifecycle-progress-token")
+
+
+@pytest.fixture(scope="module")
+def worded_report() -> Report:
+    return offline_audit(ALL_SUITES, "--worded")
+
+
+@pytest.fixture(scope="module")
+def dead_worded_report() -> Report:
+    return offline_audit(ALL_SUITES, "--dead-only", "--worded")
+
+
+def test_a_tool_whose_error_says_it_could_not_connect_is_out_of_service(worded_report: Report) -> None:
+    for suite in ("idempotency", "latency", "determinism"):
+        entry = outcome(worded_report, DEAD, suite)
+        assert (entry.status, entry.code) == ("indeterminate", "CALL-004"), entry.details
+        assert ARXIV_WORDS in (entry.details or "")
+    assert calls(worded_report, DEAD) == 2  # the series alone; the checks' probes called it 20 times before
+    for check_id in (*INJECTION_CHECKS, SSRF):
+        found = check(worded_report, check_id)
+        assert found.status == "pass", found.details
+        assert f"in {WORKING} " in (found.details or "")
+        assert f"not probed, out of service: {DEAD}: " in (found.details or "")
+        assert ARXIV_WORDS in (found.details or "")
+
+
+def test_unicode_and_oversized_input_pick_the_working_tool(worded_report: Report) -> None:
+    unicode = check(worded_report, UNICODE)
+    assert (unicode.status, unicode.details) == ("pass", f"{WORKING} echoed the non-ASCII text intact")
+    oversized = check(worded_report, OVERSIZED)
+    assert oversized.status == "pass", oversized.details
+    assert (oversized.details or "").startswith(f"a 128 KiB argument to {WORKING} got a result; still serving")
+
+
+def test_with_only_a_tool_out_of_service_the_checks_say_why_and_call_it_only_where_it_can_decide(
+        dead_worded_report: Report) -> None:
+    unicode = check(dead_worded_report, UNICODE)
+    assert unicode.status == "skip", unicode.details
+    assert (unicode.details or "").startswith("the round trip could not be observed: every read-only tool with a "
+                                              "text argument is out of service, and its error does not repeat the "
+                                              f"argument ({DEAD}: ")
+    assert ARXIV_WORDS in (unicode.details or "")
+    for check_id in (*INJECTION_CHECKS, SSRF):
+        found = check(dead_worded_report, check_id)
+        assert found.status == "indeterminate", found.details
+        assert "none was sent, every tool's backend is out of reach: " in (found.details or "")
+        assert f"{DEAD}: " in (found.details or "")
+        assert ARXIV_WORDS in (found.details or "")
+    oversized = check(dead_worded_report, OVERSIZED)
+    assert oversized.status == "pass", oversized.details  # an error answer, and the server still serves
+    assert (oversized.details or "").startswith(f"a 128 KiB argument to {DEAD} got a result; still serving (every "
+                                                f"read-only tool with a text argument is out of service; {DEAD}: ")
+    series = calls(offline_audit(HOOK_SUITES, "--dead-only", "--worded"), DEAD)
+    assert calls(dead_worded_report, DEAD) - series == len(CHECKS_CALLING_A_DEAD_TOOL)
+
+
+def test_a_dead_tool_whose_error_repeats_its_input_still_carries_the_text_back() -> None:
+    report = offline_audit(ALL_SUITES, "--dead-only", "--echoing")
+    unicode = check(report, UNICODE)
+    assert (unicode.status, unicode.details) == ("pass", f"{DEAD} echoed the non-ASCII text intact")
+
+
+def test_ssrf_sends_its_address_to_a_dead_tool_only_where_the_address_replaces_the_backend() -> None:
+    # fetch_url fails on DNS for its usual URL, so it is out of service; the canary on 127.0.0.1 is the one address
+    # the sandbox serves, and given as its url it is fetched: real SSRF, which leaving the tool out would have hidden
+    report = offline_audit(ALL_SUITES, "--dead-only", "--fetch")
+    found = check(report, SSRF)
+    assert found.status == "fail", found.details
+    assert (found.details or "").startswith("SSRF executed: fetch_url(url='http://127.0.0.1:")
+    series = calls(offline_audit(HOOK_SUITES, "--dead-only", "--fetch"), DEAD)
+    assert calls(report, DEAD) - series == len(CHECKS_CALLING_A_DEAD_TOOL)  # none from the SSRF probe: no address
