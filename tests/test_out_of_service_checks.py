@@ -91,3 +91,14 @@ def test_ssrf_sends_its_address_to_a_dead_tool_only_where_the_address_replaces_t
     assert (found.details or "").startswith("SSRF executed: fetch_url(url='http://127.0.0.1:")
     series = calls(offline_audit(HOOK_SUITES, "--dead-only", "--fetch"), DEAD)
     assert calls(report, DEAD) - series == len(CHECKS_CALLING_A_DEAD_TOOL)  # none from the SSRF probe: no address
+
+
+def test_a_tool_failing_on_its_input_is_called_before_one_whose_backend_is_out_of_reach() -> None:
+    # both are out of service (the same error twice); read_note fails at once on its input, search_pages waits on a
+    # backend it cannot reach (8.6 s a call on arxiv-mcp-server): a check that must call one takes read_note
+    report = offline_audit(ALL_SUITES, "--dead-only", "--worded", "--local-error")
+    series = calls(offline_audit(HOOK_SUITES, "--dead-only", "--worded"), DEAD)
+    assert calls(report, DEAD) == series  # 4 before: tools-call-missing-args and lifecycle-progress-token took it
+    assert calls(report, "read_note") > series
+    missing = check(report, "tools-call-missing-args")
+    assert (missing.status, missing.details) == ("pass", "read_note without name was rejected")
