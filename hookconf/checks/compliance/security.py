@@ -25,7 +25,7 @@ from hookconf.checks.compliance.catalog import (
     skipped,
     warned,
 )
-from hookconf.checks.compliance.choice import takes_an_address, text_parameters
+from hookconf.checks.compliance.choice import left_out, takes_an_address, text_parameters
 from hookconf.checks.compliance.context import (
     ComplianceContext,
     describe,
@@ -275,7 +275,8 @@ def _judge_injection(ctx: ComplianceContext, tally: ProbeTally, kind: str) -> Ou
     """Evidence (a marker only the payload can produce) fails the check whatever else the tool does. Without
     it, only tools whose call succeeds without the payload count: a tool that fails for every input never let
     the payload reach the code under test."""
-    out_of_service = ctx.service_note([tool for tool in _probed_tools(ctx) if tool not in tally.tools])
+    unprobed = [tool for tool in _probed_tools(ctx) if tool not in tally.tools]
+    out_of_service = ctx.service_note(unprobed)
     if tally.sent == 0:
         if out_of_service:
             return not_evaluable(f"the {kind} payload", f"none was sent, every tool's backend is out of reach: "
@@ -292,8 +293,7 @@ def _judge_injection(ctx: ComplianceContext, tally: ProbeTally, kind: str) -> Ou
         return not_evaluable(f"the {kind} payload", "; ".join(reasons))
     evaluated = [str(tool["name"]) for tool in tally.tools if str(tool["name"]) not in failing]
     unevaluable = f"; not evaluable (failing without the payload too): {', '.join(failing)}" if failing else ""
-    if out_of_service:
-        unevaluable += f"; not probed, out of service: {out_of_service}"
+    unevaluable += left_out(ctx, unprobed, "probed")
     return passed(f"no evidence of {kind} in {', '.join(evaluated)} ({reached}{unevaluable})")
 
 
