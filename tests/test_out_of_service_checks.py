@@ -4,10 +4,18 @@ and the injection probes, end to end on the offline fixture server (see tests/fi
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 
 from hookconf import ALL_SUITES, HOOK_SUITES
+from hookconf.checks.compliance.choice import left_out, takes_an_address
+from hookconf.checks.compliance.context import ComplianceContext
+from hookconf.config import parse_config
 from hookconf.report.model import Report
+from hookconf.session import McpSession
+from hookconf.wire.transport import JsonObject
+from tests.conftest import stdio_server
 from tests.test_call_planning import DEAD, INJECTION_CHECKS, WORKING, calls, check, offline_audit, outcome
 
 ARXIV_WORDS = "Could not connect to arXiv after 3 attempts. Please check your network connection"
@@ -102,3 +110,38 @@ def test_a_tool_failing_on_its_input_is_called_before_one_whose_backend_is_out_o
     assert calls(report, "read_note") > series
     missing = check(report, "tools-call-missing-args")
     assert (missing.status, missing.details) == ("pass", "read_note without name was rejected")
+
+
+def chart_context(count: int) -> tuple[ComplianceContext, list[JsonObject]]:
+    """A context as after the hook suites of @antv/mcp-server-chart offline: `count` tools behind one dead API."""
+    dead = "MCP error -32603: Failed to generate chart: getaddrinfo ENOTFOUND antv-studio.alipay.com"
+    tools: list[JsonObject] = [{"name": f"generate_chart_{n}"} for n in range(count)]
+    ctx = ComplianceContext(config=parse_config({"server": stdio_server("offline_server.py")}),
+                            session=cast(McpSession, None), revision="2025-11-25", auth_configured=False,
+                            out_of_service={str(tool["name"]): dead for tool in tools})
+    return ctx, tools
+
+
+def test_a_verdict_names_three_tools_out_of_service_and_counts_the_rest() -> None:
+    ctx, tools = chart_context(27)
+    note = left_out(ctx, tools)
+    assert note.startswith("; not called, out of service: generate_chart_0: MCP error -32603: Failed to generate "
+                           "chart: getaddrinfo ENOTFOUND antv-studio.alipay.com; generate_chart_1: ")
+    assert note.endswith("; generate_chart_2: MCP error -32603: Failed to generate chart: getaddrinfo ENOTFOUND "
+                         "antv-studio.alipay.com; and 24 more")
+    assert left_out(*chart_context(0)) == ""
+
+
+@pytest.mark.parametrize(("tool", "parameter", "address"), [
+    ({"name": "fetch", "inputSchema": {"properties": {"url": {"type": "string"}}}}, "url", True),
+    ({"name": "scrape", "inputSchema": {"properties": {"pageUrl": {"type": "string"}}}}, "pageUrl", True),
+    ({"name": "ping", "inputSchema": {"properties": {"target": {"type": "string", "format": "hostname"}}}}, "target",
+     True),
+    ({"name": "open", "inputSchema": {"properties": {"target": {"type": "string", "description": "The URL to open"}}}},
+     "target", True),
+    ({"name": "search_papers", "inputSchema": {"properties": {"query": {"type": "string"}}}}, "query", False),
+    ({"name": "audit", "inputSchema": {"properties": {"security_level": {"type": "string"}}}}, "security_level", False),
+])
+def test_an_argument_names_an_address_by_its_format_name_or_description(tool: JsonObject, parameter: str,
+                                                                        address: bool) -> None:
+    assert takes_an_address(tool, parameter) is address

@@ -20,6 +20,7 @@ ADDRESS_WORDS = {"url", "urls", "uri", "uris", "href", "link", "links", "endpoin
 NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")  # "base_url" and "baseUrl" both give "url"
 DESCRIBES_AN_ADDRESS = re.compile(r"\b(?:URL|URI)s?\b", re.IGNORECASE)
 ECHO_MIN_CHARS = 3  # shorter values turn up in any message
+MAX_NAMED = 3  # tools out of service a verdict names with their failure
 
 
 def input_properties(tool: JsonObject) -> dict[str, Any]:
@@ -52,8 +53,16 @@ def failure_echoes(ctx: ComplianceContext, tool: JsonObject, parameter: str) -> 
     return isinstance(usual, str) and len(usual) >= ECHO_MIN_CHARS and usual.lower() in failure.lower()
 
 
+def service_summary(ctx: ComplianceContext, tools: list[JsonObject]) -> str:
+    """How those of the tools whose backend is out of reach failed, the first MAX_NAMED of them by name and message
+    ("name: how it failed; ..."), the rest counted: a server with 27 tools behind one dead API needs no 27 quotes."""
+    down = [tool for tool in tools if ctx.backend_down(str(tool.get("name")))]
+    note = ctx.service_note(down[:MAX_NAMED])
+    return note + (f"; and {len(down) - MAX_NAMED} more" if len(down) > MAX_NAMED else "")
+
+
 def left_out(ctx: ComplianceContext, tools: list[JsonObject], verb: str = "called") -> str:
     """"; not <verb>, out of service: name: how it failed; ..." for those of the tools whose backend is out of reach,
     "" when there are none: a verdict says which tools it did not call and why."""
-    note = ctx.service_note(tools)
+    note = service_summary(ctx, tools)
     return f"; not {verb}, out of service: {note}" if note else ""

@@ -25,7 +25,7 @@ from hookconf.checks.compliance.catalog import (
     skipped,
     warned,
 )
-from hookconf.checks.compliance.choice import left_out, takes_an_address, text_parameters
+from hookconf.checks.compliance.choice import left_out, service_summary, takes_an_address, text_parameters
 from hookconf.checks.compliance.context import (
     ComplianceContext,
     describe,
@@ -276,7 +276,7 @@ def _judge_injection(ctx: ComplianceContext, tally: ProbeTally, kind: str) -> Ou
     it, only tools whose call succeeds without the payload count: a tool that fails for every input never let
     the payload reach the code under test."""
     unprobed = [tool for tool in _probed_tools(ctx) if tool not in tally.tools]
-    out_of_service = ctx.service_note(unprobed)
+    out_of_service = service_summary(ctx, unprobed)
     if tally.sent == 0:
         if out_of_service:
             return not_evaluable(f"the {kind} payload", f"none was sent, every tool's backend is out of reach: "

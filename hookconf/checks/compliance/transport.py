@@ -17,7 +17,7 @@ from hookconf.checks.compliance.catalog import (
     skipped,
     warned,
 )
-from hookconf.checks.compliance.choice import failure_echoes, left_out, text_parameters
+from hookconf.checks.compliance.choice import failure_echoes, left_out, service_summary, text_parameters
 from hookconf.checks.compliance.context import ComplianceContext, error_code, is_error, not_evaluable_rejection
 from hookconf.checks.compliance.errors import METHOD_NOT_FOUND, unknown_method
 from hookconf.wire.http import SESSION_HEADER, TOO_MANY_REQUESTS, HttpExchange, HttpReply, HttpTransport
@@ -66,7 +66,7 @@ def check_unicode(ctx: ComplianceContext) -> Outcome:
     unused = [tool for tool, param in candidates if (tool, param) not in called]
     if candidates and not called:
         return skipped("the round trip could not be observed: every read-only tool with a text argument is out of "
-                       f"service, and its error does not repeat the argument ({ctx.service_note(unused)})")
+                       f"service, and its error does not repeat the argument ({service_summary(ctx, unused)})")
     for tool, param in called:
         arguments = {**ctx.arguments_for(tool), param: UNICODE_PAYLOAD}
         output = json.dumps(ctx.call_tool(str(tool["name"]), arguments), ensure_ascii=False)
