@@ -114,13 +114,13 @@ def test_a_warm_up_over_the_p95_budget_fails_and_names_the_cut() -> None:
 # --- the stopping rule ---------------------------------------------------------------------------------------
 
 def test_a_ten_second_call_leaves_no_room_for_another_under_the_default_cap() -> None:
-    assert series_cap_note([10_000.0], Thresholds().series_cap_ms) == (
+    assert series_cap_note([10_000.0], Thresholds.model_validate({}).series_cap_ms) == (
         "the series stopped after 1 call: it took 10.0 s, and another would pass thresholds.seriesTimeMs "
         "(15000 ms)")
 
 
 def test_a_two_and_a_half_second_tool_gets_all_six_calls() -> None:
-    cap = Thresholds().series_cap_ms
+    cap = Thresholds.model_validate({}).series_cap_ms
     assert all(series_cap_note([2500.0] * made, cap) is None for made in range(6))
 
 
@@ -139,7 +139,7 @@ def test_the_first_call_is_always_made_and_zero_means_no_cap() -> None:
 # --- the config ------------------------------------------------------------------------------------------------
 
 def test_the_cap_defaults_to_fifteen_seconds_and_init_writes_it() -> None:
-    assert Thresholds().series_time_ms == 15000
+    assert Thresholds.model_validate({}).series_time_ms == 15000
     written: dict[str, Any] = example_config("my-server")
     assert written["thresholds"]["seriesTimeMs"] == 15000
     assert parse_config(written).thresholds.series_time_ms == 15000
