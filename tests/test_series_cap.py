@@ -45,6 +45,13 @@ def test_a_slow_tool_is_called_once_under_a_small_cap(capped: Report) -> None:
     assert calls(capped, SLOW) == 1
 
 
+def test_the_tool_entry_notes_the_cut(capped: Report) -> None:
+    slow, fast = (next(t for t in capped.tools if t.name == name) for name in (SLOW, FAST))
+    assert (slow.note or "").startswith("the series stopped after 1 call: it took 0.")
+    assert (slow.note or "").endswith(f"another would pass {CAP_NAME} (500 ms)")
+    assert fast.note is None
+
+
 @pytest.mark.parametrize("suite", ["idempotency", "determinism"])
 def test_one_call_leaves_the_comparing_suites_indeterminate_naming_the_cap(capped: Report, suite: str) -> None:
     entry = outcome(capped, SLOW, suite)
