@@ -26,16 +26,18 @@ OVER_P95 = register_finding(Finding(
     code="LAT-001", suite=SUITE, severity=Status.FAIL,
     title="Tool exceeded p95 latency budget",
     explanation="The 95th percentile of five timed calls (after one warm-up) was above "
-    "thresholds.latencyP95Ms, or a call did not answer at all. A hook blocks the agent while it "
-    "runs; a slow tail stalls every turn that triggers it.",
+    "thresholds.latencyP95Ms, or a call did not answer at all. A series cut short by "
+    "thresholds.seriesTimeMs is judged over the timed calls it made, or over the warm-up alone. A hook "
+    "blocks the agent while it runs; a slow tail stalls every turn that triggers it.",
     remediation="Make the tool answer within the budget (cache, paginate, move slow work out of "
     "the hook path), or raise thresholds.latencyP95Ms if the budget is too strict for this hook.",
 ))
 OVER_P50 = register_finding(Finding(
     code="LAT-002", suite=SUITE, severity=Status.WARN,
     title="Tool p50 latency above 30 seconds",
-    explanation="The median of five timed calls was above thresholds.latencyP50Ms (30 s unless "
-    "configured). Latency is the end-to-end round trip, JSON-RPC framing included.",
+    explanation="The median of five timed calls (fewer when thresholds.seriesTimeMs cut the series) was "
+    "above thresholds.latencyP50Ms (30 s unless configured). Latency is the end-to-end round trip, "
+    "JSON-RPC framing included.",
     remediation="Reduce the typical cost of the call, or raise thresholds.latencyP50Ms.",
 ))
 
