@@ -68,9 +68,10 @@ def test_a_tool_that_works_gets_its_full_series(full_report: Report) -> None:
 
 
 def test_compliance_probes_leave_the_tool_out_of_service_alone(full_report: Report) -> None:
-    # 2 in the series and the SSRF probe's first payload; before, it got 23 calls (19 of them from the checks)
-    assert calls(full_report, DEAD) == 3
-    for check_id in INJECTION_CHECKS:
+    # the 2 of the series; before, it got 23 calls (19 of them from the checks), and then 3 (the SSRF probe's first
+    # payload, which cannot reach the canary through a search query)
+    assert calls(full_report, DEAD) == 2
+    for check_id in (*INJECTION_CHECKS, "security-ssrf-internal"):
         found = check(full_report, check_id)
         assert found.status == "pass", (found.details or "")
         assert f"in {WORKING} " in (found.details or "")

@@ -119,11 +119,13 @@ class ComplianceContext:
 
     def read_only_tools(self) -> list[JsonObject]:
         """The tools the audit may call: annotated read-only, or opted in by the config; never one that hung.
-        Those out of service come last, so that a check picks a tool that works whenever one does."""
+        Those out of service come last, so that a check picks a tool that works whenever one does; last of all those
+        whose backend is out of reach, which are slow to fail and fail whatever the input."""
         allowed = [t for t in self.tools if is_read_only(t) or t.get("name") in self.config.allow_destructive]
         self.passed_over.update(str(t.get("name")) for t in allowed if t.get("name") in self.hung_tools)
         callable_tools = [t for t in allowed if t.get("name") not in self.hung_tools]
-        return sorted(callable_tools, key=lambda t: t.get("name") in self.out_of_service)
+        return sorted(callable_tools, key=lambda t: (t.get("name") in self.out_of_service,
+                                                     self.backend_down(str(t.get("name")))))
 
     def working_tools(self) -> list[JsonObject]:
         """The read-only tools whose backend is not known to be out of reach: those a probe that needs a working
