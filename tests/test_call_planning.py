@@ -61,6 +61,16 @@ def test_the_stopped_series_is_indeterminate_and_says_why(hook_report: Report, s
                                   "calls of it cannot show the tool's behaviour")
 
 
+def test_a_backend_that_is_slow_to_fail_costs_one_call() -> None:
+    report = offline_audit(HOOK_SUITES, "--dead-only", "--stalling")
+    assert calls(report, DEAD) == 1
+    for suite in SERIES_SUITES:
+        entry = outcome(report, DEAD, suite)
+        assert (entry.status, entry.code) == ("indeterminate", "CALL-004"), entry.details
+        assert "the series stopped after 1 call: it failed after 1." in (entry.details or "")
+        assert "on a backend out of reach" in (entry.details or "")
+
+
 def test_a_tool_that_works_gets_its_full_series(full_report: Report) -> None:
     assert outcome(full_report, WORKING, "idempotency").status == "pass"
     assert (outcome(full_report, WORKING, "latency").details or "").endswith("over 5 samples")

@@ -56,6 +56,9 @@ def missing_annotations(tool: JsonObject) -> list[str]:
 
 
 REPEATED_FAILURE_CALLS = 2
+# A backend out of reach that takes this long to fail (a stalling resolver, the server's own retries) would
+# cost as long on every further call, and none of them could show the tool's behaviour in this audit.
+SLOW_BACKEND_FAILURE_MS = 1000.0
 COMPARED_CALLS = 2  # idempotency and determinism compare calls: one alone shows neither
 
 
@@ -110,7 +113,8 @@ class ToolContext:
         """The first `count` calls with the probe's arguments, made on first demand and kept.
 
         The series stops short when more calls cannot change a verdict: when its first two calls failed
-        with the same error (every suite is indeterminate then), or when `decided` says the caller's
+        with the same error (every suite is indeterminate then), after one call that was slow to fail on a
+        backend out of reach, or when `decided` says the caller's
         verdict already is. It also stops before a call that would take it past thresholds.seriesTimeMs
         (`cap_note` says so), so that a slow tool costs the audit about one cap, not six of its calls."""
         while len(self._samples) < count and not self.hung and self.stopped is None:
@@ -121,7 +125,7 @@ class ToolContext:
             if self.cap_note is not None:
                 break
             self._samples.append(self.call(self.name, self.arguments))
-            self.stop_note = self._repeated_failure()
+            self.stop_note = self._slow_backend_failure() or self._repeated_failure()
         return self._samples[:count]
 
     @property
@@ -132,6 +136,15 @@ class ToolContext:
     def shortfall(self, samples: Sequence[CallOutcome], asked: int) -> str:
         """"; " and why the series stopped, when `samples` are fewer than the `asked` calls; else ""."""
         return f"; {self.stopped}" if len(samples) < asked and self.stopped is not None else ""
+
+    def _slow_backend_failure(self) -> str | None:
+        if len(self._samples) != 1:
+            return None
+        first = self._samples[0]
+        if first.duration_ms < SLOW_BACKEND_FAILURE_MS or backend_failure([first], self.arguments) is None:
+            return None
+        return (f"the series stopped after 1 call: it failed after {first.duration_ms / 1000:.1f} s on a backend "
+                "out of reach, and every further call would wait as long for the same failure")
 
     def _repeated_failure(self) -> str | None:
         if len(self._samples) != REPEATED_FAILURE_CALLS:
