@@ -116,7 +116,7 @@ def _run_one(check: ComplianceCheck, ctx: ComplianceContext, run: ComplianceRun,
         return _entry(check, skipped(reason), (time.monotonic() - started) * 1000, ctx.revision)
     if not ctx.session.server_alive():
         _restart(ctx, run)  # it died before this check (under a hook suite or the previous check): not its doing
-    timeouts = ctx.session.transport.timeouts
+    timeouts, liveness_failures = ctx.session.transport.timeouts, len(ctx.session.transport.liveness_failures)
     ctx.backend_errors.clear()
     ctx.running, ctx.passed_over = check.id, set()
     hung_before = set(ctx.hung_tools)
@@ -126,7 +126,9 @@ def _run_one(check: ComplianceCheck, ctx: ComplianceContext, run: ComplianceRun,
         outcome = failed(f"server died under this check: {_death_note(ctx.session)}")
         _restart(ctx, run)
     elif ctx.session.transport.timeouts > timeouts and not ctx.session.responsive(HUNG_PROBE_S):
-        outcome = hang_outcome(outcome, ctx, newly_hung, True) if newly_hung else _hung(outcome, ctx.keepalive_method)
+        why = ctx.session.transport.liveness_failures[liveness_failures:]
+        outcome = hang_outcome(outcome, ctx, newly_hung, True) if newly_hung else \
+            _hung(outcome, ctx.keepalive_method, why[0] if why else None)
         _replace_hung_server(ctx, run, check.id)
     elif newly_hung:
         outcome = hang_outcome(outcome, ctx, newly_hung, False)
@@ -163,8 +165,14 @@ def carry_hook_hangs(run: ComplianceRun, hung_tools: Sequence[str], stuck: bool)
     _restart(ctx, run)
 
 
-def _hung(outcome: Outcome, liveness_method: str) -> Outcome:
-    note = f"the server hung under this check: a request timed out and a {liveness_method} got no answer either"
+def _hung(outcome: Outcome, liveness_method: str, liveness_failure: str | None = None) -> Outcome:
+    """The check's verdict on a server that stopped answering: FAIL, naming the hang. `liveness_failure`: why a
+    ping that outlasted its liveness wait (not timeoutMs) already showed the hang."""
+    if liveness_failure is not None:
+        note = (f"the server hung under this check: {liveness_failure}; a second {liveness_method} got no answer "
+                "either")
+    else:
+        note = f"the server hung under this check: a request timed out and a {liveness_method} got no answer either"
     return failed(f"{outcome.details}; {note}" if outcome.status is Status.FAIL else note)
 
 
@@ -210,6 +218,7 @@ def _restart(ctx: ComplianceContext, run: ComplianceRun) -> None:
     fresh.calls_by_tool = ctx.session.calls_by_tool  # the report counts every process's calls of a tool
     run.sessions.append(fresh)
     fresh.connect_as(ctx.revision)
+    fresh.transport.carry_pace(ctx.session.transport)
     ctx.session = fresh
 
 

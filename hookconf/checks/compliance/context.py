@@ -20,7 +20,7 @@ from hookconf.session import Listing, McpSession, open_session
 from hookconf.verdicts import Status
 from hookconf.wire.http import HttpReply, HttpTransport
 from hookconf.wire.recording import Recording
-from hookconf.wire.transport import JsonObject
+from hookconf.wire.transport import JsonObject, occupies_server
 
 
 class HungToolError(Exception):
@@ -285,9 +285,16 @@ class ComplianceContext:
     def keepalive_body(self, request_id: Any) -> str:
         return json.dumps(self.conformant({"jsonrpc": "2.0", "id": request_id, "method": self.keepalive_method}))
 
-    def still_serving(self) -> bool:
+    def still_serving(self, liveness: bool = False) -> bool:
+        """Whether the server answers a ping (server/discover since 2026-07-28). With `liveness`, asked right
+        after a message that gives the server no reason to be busy, only for the liveness wait (see
+        Transport.liveness_ping); otherwise for the whole timeout."""
+        transport = self.session.transport
         try:
-            self.session.request(self.keepalive_method, None, self.session.timeout_s)
+            if liveness:
+                transport.liveness_ping(self.session.timeout_s, "the raw message")
+            else:
+                self.session.request(self.keepalive_method, None, self.session.timeout_s)
         except (RequestTimeoutError, TransportClosedError):
             return False
         return True
@@ -295,6 +302,9 @@ class ComplianceContext:
     def send_raw(self, raw: str, expect_id: Any = None, headers: dict[str, str] | None = None) -> RawAnswer:
         """Send bytes an SDK would refuse to send; report the answer and whether the server still serves.
 
+        Whether it still serves is asked with a ping; after a message that runs none of the server's own code
+        (every raw message the checks send but a tools/call, resources/read...) a server that leaves the ping
+        unanswered for the liveness wait counts as hung, without waiting out timeoutMs.
         Over HTTP `headers` are merged over the usual ones ("" removes one); stdio has none."""
         transport = self.session.transport
         if isinstance(transport, HttpTransport):
@@ -302,7 +312,7 @@ class ComplianceContext:
             # The reply may carry notifications first; the answer is the response (or a batch of them).
             answer = next((m for m in reply.messages if isinstance(m, list)
                            or (isinstance(m, dict) and "method" not in m)), None)
-            return RawAnswer(answer, self.still_serving(), reply)
+            return RawAnswer(answer, self.still_serving(liveness=not occupies_server(raw)), reply)
         received_before = len(transport.recording.received())
         try:
             answer = transport.send_then_ping(raw, expect_id, self.session.timeout_s)
