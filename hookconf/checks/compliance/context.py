@@ -317,18 +317,22 @@ class ComplianceContext:
         try:
             answer = transport.send_then_ping(raw, expect_id, self.session.timeout_s)
         except (RequestTimeoutError, TransportClosedError):
-            return RawAnswer(None, False)
+            # A server that answered the message and then stopped serving did answer it.
+            return RawAnswer(self._answer_since(received_before, expect_id), False)
         if answer is None:
-            answer = self._null_id_error_since(received_before)
+            answer = self._answer_since(received_before, None)
         return RawAnswer(answer, True)
 
-    def _null_id_error_since(self, start: int) -> JsonObject | None:
-        """An error that came back with id null instead of the request's id still is an answer."""
-        for entry in self.session.transport.recording.received()[start:]:
-            message = entry.message
-            if isinstance(message, dict) and message.get("id") is None and isinstance(message.get("error"), dict):
-                return message
-        return None
+    def _answer_since(self, start: int, expect_id: Any) -> JsonObject | None:
+        """The response received since `start` that carries `expect_id` (when given), else an error that came
+        back with id null instead of the request's id: that still is an answer."""
+        received = [entry.message for entry in self.session.transport.recording.received()[start:]]
+        responses = [m for m in received if isinstance(m, dict) and "method" not in m]
+        if expect_id is not None:
+            answer = next((m for m in responses if m.get("id") == expect_id), None)
+            if answer is not None:
+                return answer
+        return next((m for m in responses if m.get("id") is None and isinstance(m.get("error"), dict)), None)
 
     def probe(self, key: str, message: Any) -> RawAnswer:
         """A raw probe that several checks judge, sent once."""
