@@ -11,6 +11,7 @@ import time
 from abc import ABC, abstractmethod
 from concurrent.futures import Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
 from typing import Any
 
 from hookconf.errors import NoUsableAnswerError, RequestTimeoutError, TransportClosedError
@@ -42,6 +43,15 @@ APPLICATION_METHODS = frozenset({"tools/call", "resources/read", "resources/subs
 APPLICATION_PREFIXES = ("tasks/",)
 
 
+@dataclass(frozen=True)
+class LivenessFailure:
+    """A ping that outlasted its liveness wait: why the server counts as hung, and how many messages had been
+    received by then (one received later shows that the server is not stuck after all)."""
+
+    reason: str
+    received: int
+
+
 class ServerHungError(RequestTimeoutError):
     """A ping after a raw line that gives a server no reason to be busy outlasted the liveness wait: the server
     is hung, and that is known without waiting out the request timeout. The message says why."""
@@ -68,8 +78,7 @@ class Transport(ABC):
         self.timeouts = 0  # requests that got no answer in time: a hint that the server may be hung
         self.slowest_protocol_answer_s: float | None = None  # of the PROTOCOL_METHODS answered so far
         self._answered_any = False
-        # Why the server counts as hung, each time a ping after a raw line outlasted its liveness wait.
-        self.liveness_failures: list[str] = []
+        self.liveness_failures: list[LivenessFailure] = []  # each ping after a raw line that outlasted its wait
 
     def next_id(self) -> int:
         return next(self._ids)
@@ -139,8 +148,12 @@ class Transport(ABC):
                       f"request before was answered within {slowest_ms:g} ms; {after} runs none of the server's own "
                       f"code, so an alive server answers that {method} about as fast ({LIVENESS_ROUND_TRIPS} times "
                       f"that, at least {LIVENESS_FLOOR_S:g} s, was waited)")
-            self.liveness_failures.append(reason)
+            self.liveness_failures.append(LivenessFailure(reason, len(self.recording.received())))
             raise ServerHungError(reason) from None
+
+    def silent_since(self, failure: LivenessFailure) -> bool:
+        """Whether nothing has been received since that liveness failure: the server is still stuck."""
+        return len(self.recording.received()) == failure.received
 
     def enveloped(self, message: JsonObject) -> JsonObject:
         """The message with the stateless era's `_meta` merged into its params (its own keys win)."""
@@ -381,15 +394,15 @@ def _encodable(text: str) -> bool:
 
 
 def occupies_server(raw: str) -> bool:
-    """Whether a raw line may legitimately keep a server that reads in order busy: it holds a request (or a
-    batch with one) that runs the server's own code or holds a stream open. Unreadable JSON, a malformed
-    request, a notification and a protocol request (ping, a list, an unknown method) do not."""
+    """Whether a raw line may legitimately keep a server that reads in order busy: it holds a message (or a
+    batch with one) whose method runs the server's own code or holds a stream open, even without an id (a
+    server may run it all the same). Unreadable JSON, a request whose method is no string, and a protocol
+    message (ping, a list, initialize, a notification, an unknown method) do not."""
     message, failure = parse_message(raw)
     if failure is not None:
         return False
     items = message if isinstance(message, list) else [message]
-    return any(isinstance(item, dict) and "id" in item and _runs_application_code(item.get("method"))
-               for item in items)
+    return any(isinstance(item, dict) and _runs_application_code(item.get("method")) for item in items)
 
 
 def _runs_application_code(method: Any) -> bool:

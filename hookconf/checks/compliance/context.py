@@ -366,6 +366,18 @@ class ComplianceContext:
         """The fresh stdio session started ahead, until a check takes it."""
         return self._spare
 
+    def take_spare(self) -> McpSession | None:
+        """The spare, as the server that replaces one that died or hung (it has booted already); its recording
+        becomes the main session's, no fresh session's. None when there is none."""
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            self.other_recordings.remove(spare.transport.recording)
+        return spare
+
+    def close_in_background(self, session: McpSession) -> None:
+        """Stop a server no check talks to any more while the next checks run; wait_closed waits for it."""
+        self._closing.append(session.close_in_background())
+
     def close_spare(self) -> None:
         """Stop the spare if no check used it (in the background, as fresh sessions are)."""
         if self._spare is not None:
