@@ -188,12 +188,13 @@ class Transport(ABC):
         if or_notification is not None:
             with self._lock:
                 self._awaited_notifications[or_notification] = answer
+        ping_params = None if ping_meta is None else {"_meta": ping_meta}
+        busy = occupies_server(raw)  # decided first: the ping follows the raw line as closely as before
         try:
             self.record_sent(raw)
             self.send_raw(raw)
             sent_at = time.monotonic()
-            ping_params = None if ping_meta is None else {"_meta": ping_meta}
-            if occupies_server(raw):
+            if busy:
                 ping = self.request(self.keepalive_method if ping_params is None else "ping", ping_params, timeout_s)
             else:
                 ping = self.liveness_ping(timeout_s, "the raw message", ping_params)
