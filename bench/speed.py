@@ -324,7 +324,9 @@ def slowest_call(report: dict[str, Any]) -> tuple[str, float] | None:
         if entry.get("suite") != "latency" or entry.get("status") == "skip":
             continue
         details, tool = str(entry.get("details", "")), str(entry.get("tool"))
-        if match := P95.search(details):
+        if measured := entry.get("latency"):  # schema 1.4 on; the details' text in reports before it
+            found.append((f"{tool}, p95", float(measured["p95Ms"])))
+        elif match := P95.search(details):
             found.append((f"{tool}, p95", float(match[1])))
         elif match := HUNG.search(details):
             found.append((f"{tool}, hung", float(match[1])))

@@ -31,6 +31,7 @@ from hookconf.report.model import (
     BudgetOutcome,
     Compliance,
     Coverage,
+    LatencyFigures,
     Report,
     Resources,
     ResultEntry,
@@ -329,13 +330,16 @@ def _run_suite(suite: Suite, ctx: ToolContext, plan: ToolPlan, session: McpSessi
     started = time.monotonic()
     outcome = suite.run(ctx)
     duration = round((time.monotonic() - started) * 1000, 1)
-    return SuiteResult(outcome.suite, outcome.tool, outcome.status, outcome.details, outcome.code, duration)
+    return replace(outcome, duration_ms=duration)
 
 
 def _entry(outcome: SuiteResult) -> ResultEntry:
     title = FINDINGS[outcome.code].title if outcome.code else None
+    measured = outcome.latency
+    latency = LatencyFigures(p50Ms=measured.p50_ms, p95Ms=measured.p95_ms, samples=measured.samples,
+                             warmupOnly=measured.warmup_only) if measured is not None else None
     return ResultEntry(suite=outcome.suite, tool=outcome.tool, status=outcome.status, code=outcome.code,
-                       title=title, details=outcome.details, durationMs=outcome.duration_ms)
+                       title=title, details=outcome.details, durationMs=outcome.duration_ms, latency=latency)
 
 
 def _violation_entries(session: McpSession) -> list[ResultEntry]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from hookconf.checks.backend import sandbox_note
 from hookconf.checks.call_errors import backend_failure, failure_signature
@@ -10,6 +11,7 @@ from hookconf.checks.context import ToolContext
 from hookconf.checks.registry import (
     BACKEND_UNREACHABLE,
     Finding,
+    LatencyFigures,
     SuiteResult,
     hook_suite,
     register_finding,
@@ -77,9 +79,17 @@ def check_latency(ctx: ToolContext) -> SuiteResult:
     samples = series[WARMUP_CALLS:] or series[:WARMUP_CALLS]  # a series cut after its warm-up: that call alone
     if (unjudged := ctx.unjudged(samples, "timed calls")) is not None:
         return result(SUITE, ctx.name, Status.INDETERMINATE, unjudged.reason, unjudged.code)
-    budget = ctx.config.thresholds
     durations = [sample.duration_ms for sample in samples]
     p50, p95 = percentile(durations, 0.50), percentile(durations, 0.95)
+    measured = LatencyFigures(p50_ms=round(p50, 1), p95_ms=round(p95, 1), samples=len(durations),
+                              warmup_only=len(series) <= WARMUP_CALLS)  # as the details quote them
+    return replace(budget_verdict(ctx, series, durations, p50, p95), latency=measured)
+
+
+def budget_verdict(ctx: ToolContext, series: list[CallOutcome], durations: list[float], p50: float,
+                   p95: float) -> SuiteResult:
+    """The timed calls' p50 and p95 (unrounded: the budgets judge the figures as measured) against the budgets."""
+    budget = ctx.config.thresholds
     figures = f"p50 {p50:.1f} ms, p95 {p95:.1f} ms over {_basis(len(series), len(durations))}"
     cut = ctx.shortfall(series, WARMUP_CALLS + TIMED_SAMPLES)
     if p95 > budget.latency_p95_ms and len(series) > WARMUP_CALLS and len(durations) < TIMED_SAMPLES and not cut:

@@ -23,6 +23,17 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class LatencyFigures:
+    """What the latency suite measured, in milliseconds as its details show them (to 0.1 ms): nearest-rank
+    p50 and p95 over `samples` timed calls, or over the warm-up call alone when the series stopped after it."""
+
+    p50_ms: float
+    p95_ms: float
+    samples: int
+    warmup_only: bool = False
+
+
+@dataclass(frozen=True)
 class SuiteResult:
     suite: str
     tool: str
@@ -30,6 +41,7 @@ class SuiteResult:
     details: str
     code: str | None = None
     duration_ms: float = 0.0
+    latency: LatencyFigures | None = None  # the latency suite's figures, when it measured any
 
 
 SCHEMA_SPEC_URL = "https://modelcontextprotocol.io/specification/2025-11-25/schema#calltoolresult"

@@ -28,7 +28,10 @@ STATUS_ORDER = ("pass", "warn", "indeterminate", "fail", "skip")
 # Advice (a compliance verdict no spec rule backs) has no status points and is no problem: it gets a column
 # of its own where it occurs.
 OCCASIONAL_STATUSES = ("advice",)
+# Reports of schema 1.4 on carry the latency suite's figures in each latency result's `latency`; older ones only
+# in its details, which is where stored reports written before then still have them.
 P95_IN_DETAILS = re.compile(r"p95 (?P<ms>[0-9.]+) ms")
+LATENCY_FIELD_SINCE = (1, 4)
 MIB = 1024 * 1024
 COMPLIANCE_PREFIX = "compliance/"
 TOP_FAILING_CHECKS = 15
@@ -110,9 +113,21 @@ def _coverage_cells(report: Mapping[str, Any]) -> dict[str, Any]:
 
 def worst_p95_ms(report: Mapping[str, Any]) -> float | None:
     """The slowest tool's p95, read from the latency results: what a hook calling that tool waits for."""
-    found = [float(match["ms"]) for entry in report.get("results") or []
-             if entry.get("suite") == "latency" and (match := P95_IN_DETAILS.search(entry.get("details") or ""))]
+    latency = [entry for entry in report.get("results") or [] if entry.get("suite") == "latency"]
+    if _schema_version(report) >= LATENCY_FIELD_SINCE:
+        found = [float(entry["latency"]["p95Ms"]) for entry in latency if entry.get("latency")]
+    else:  # a stored report from before the field: the figure is only in the details' text
+        found = [float(match["ms"]) for entry in latency
+                 if (match := P95_IN_DETAILS.search(entry.get("details") or ""))]
     return max(found) if found else None
+
+
+def _schema_version(report: Mapping[str, Any]) -> tuple[int, ...]:
+    """The report's schemaVersion as numbers, (0,) when it has none or none that reads as one."""
+    try:
+        return tuple(int(part) for part in str(report["schemaVersion"]).split("."))
+    except (KeyError, ValueError):
+        return (0,)
 
 
 def listed_tools(report: Mapping[str, Any]) -> tuple[str, ...] | None:

@@ -9,7 +9,8 @@ from hookconf.verdicts import Status
 
 # major: a field removed, renamed or retyped; minor: a new optional field (1.1: baseline, baselineReason;
 # 1.2: era, detection; 1.3: coverage, ToolEntry.called and scoredSuites, the status "advice" with summary.advice
-# and CategoryScore.advice, listingError; 1.4: ToolEntry.sandbox, timing, budget)
+# and CategoryScore.advice, listingError; 1.4: ToolEntry.sandbox, timing, budget,
+# ResultEntry.latency)
 SCHEMA_VERSION = "1.4"
 
 
@@ -30,6 +31,17 @@ class ServerInfo(_Model):
     capabilities: dict[str, object]
 
 
+class LatencyFigures(_Model):
+    """What the latency suite measured for a tool, in milliseconds to 0.1 ms, as its details quote them."""
+
+    p50_ms: float = Field(alias="p50Ms", description="nearest-rank median of the timed calls")
+    p95_ms: float = Field(alias="p95Ms", description="nearest-rank 95th percentile: over 5 samples, the slowest")
+    samples: int = Field(description="the calls the figures rest on: 5 timed calls, fewer when the series was cut")
+    warmup_only: bool = Field(
+        default=False, alias="warmupOnly",
+        description="the series stopped after its warm-up call, so the figures are that one (cold) call's")
+
+
 class ResultEntry(_Model):
     suite: str
     tool: str
@@ -45,6 +57,8 @@ class ResultEntry(_Model):
     graded: bool | None = None
     # set on a failure that the --baseline file expects: the reason the file gives
     baseline_reason: str | None = Field(default=None, alias="baselineReason")
+    # latency results that timed calls: the figures their details quote (none for a skip, a hang, failed calls)
+    latency: LatencyFigures | None = None
 
 
 class CategoryScore(_Model):
