@@ -110,10 +110,12 @@ def _pinned_stateless(session: McpSession, revision: str) -> Connection:
 
 
 def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Connection:
-    # Importing a revision's models takes a few hundred ms: import both eras' while the server boots
-    # and answers the probe, rather than the winner's after it.
-    threading.Thread(target=_import_models, name="hookconf-models", daemon=True).start()
+    # Importing a revision's models takes 50 ms or more: import them while the server boots and answers
+    # the probe, rather than after it; the stateless era's only while that may still be the answer.
+    probed: list[ProbeAnswer] = []
+    threading.Thread(target=_import_models, args=(probed,), name="hookconf-models", daemon=True).start()
     answer = probe(session)
+    probed.append(answer)
     if answer.stateless:
         # Over HTTP the probe went through a throwaway client: the audit's own first exchange is a discover too.
         session.discover(answered=None if isinstance(session.transport, HttpTransport) else answer.response)
@@ -192,9 +194,12 @@ def dual_era_warning(other: str, evidence: str) -> str:
             f"{STATELESS_REVISION}; run again with --spec-version {other} to grade its handshake side.")
 
 
-def _import_models() -> None:
-    for revision in (STATELESS_REVISION, LATEST_HANDSHAKE_REVISION):
-        models_for(revision)
+def _import_models(probed: list[ProbeAnswer]) -> None:
+    """The handshake era's models first: every audit needs them (a stateless one for the dual-era check's
+    initialize); then the stateless era's, unless the probe has said by then that the server does not speak it."""
+    models_for(LATEST_HANDSHAKE_REVISION)
+    if not probed or probed[0].stateless:
+        models_for(STATELESS_REVISION)
 
 
 # --- the probe ---------------------------------------------------------------------------------------
