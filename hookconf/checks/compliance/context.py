@@ -7,7 +7,7 @@ import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hookconf import STATELESS_REVISIONS
 from hookconf.checks.arguments import generated_arguments
@@ -21,6 +21,9 @@ from hookconf.verdicts import Status
 from hookconf.wire.http import HttpReply, HttpTransport
 from hookconf.wire.recording import Recording
 from hookconf.wire.transport import JsonObject
+
+if TYPE_CHECKING:
+    from hookconf.wire.process import ServerProcess
 
 
 class HungToolError(Exception):
@@ -342,10 +345,11 @@ class ComplianceContext:
         assert isinstance(transport, HttpTransport), "HTTP checks run only against HTTP servers"
         return transport
 
-    def start_spare(self) -> None:
-        """Start the process of the next fresh stdio session now, so its start-up overlaps other checks."""
+    def start_spare(self, process: ServerProcess | None = None) -> None:
+        """Start the process of the next fresh stdio session now, so its start-up overlaps other checks;
+        `process`: one started earlier still (beside the main server), to take as the spare."""
         if self.transport_kind == "stdio" and self._spare is None:
-            self._spare = self._open_fresh()
+            self._spare = self._open_fresh(process)
 
     @property
     def spare(self) -> McpSession | None:
@@ -374,8 +378,8 @@ class ComplianceContext:
         finally:
             self._closing.append(session.close_in_background())
 
-    def _open_fresh(self) -> McpSession:
-        session = open_session(self.config.server, self.session.timeout_s, start_process=False)
+    def _open_fresh(self, process: ServerProcess | None = None) -> McpSession:
+        session = open_session(self.config.server, self.session.timeout_s, start_process=False, process=process)
         self.other_recordings.append(session.transport.recording)
         return session
 
