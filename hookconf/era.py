@@ -13,8 +13,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import httpx2
-
 from hookconf import AUTO_SPEC_VERSION, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, STATELESS_REVISIONS
 from hookconf.config import ServerConfig
 from hookconf.errors import RequestTimeoutError, ServerStartError, TransportClosedError
@@ -227,6 +225,8 @@ def probe(session: McpSession) -> ProbeAnswer:
 
 
 def _probe_http(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
+    import httpx2
+
     try:
         reply = _post_probe(main, timeout_s)
         if reply is None or reply.status == TOO_MANY_REQUESTS:
@@ -248,6 +248,8 @@ def _probe_http(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
 
 def _post_probe(main: HttpTransport, timeout_s: float) -> HttpReply | None:
     """The probe's reply, or None when it timed out."""
+    import httpx2
+
     transport = HttpTransport(main.url, Recording(), main.configured_headers, timeout_s)
     transport.meta = stateless_meta()
     transport.protocol_version = STATELESS_REVISION

@@ -163,3 +163,14 @@ def test_the_quick_exit_flushes_runs_exit_handlers_and_waits_for_a_working_threa
     assert completed.stdout == "buffered output"
     assert marker.with_suffix(".atexit").read_text() == "ran"
     assert marker.exists() == (left_running == "worker")  # the exit waited for the thread that was still working
+
+
+def test_a_stdio_audit_never_loads_the_http_client(write_config: Callable[..., Path]) -> None:
+    path = write_config(stdio_server("good_server.py"))
+    probe = ("import sys\nfrom hookconf.cli import main\n"
+             f"code = main(['check', {str(path)!r}, '--output', 'json'])\n"
+             "print('EXIT', code, 'HTTP', [m for m in ('httpx2', 'httpx', 'httpcore') if m in sys.modules], "
+             "file=sys.stderr)")
+    completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(completed.stdout)["server"]["transport"] == "stdio"
+    assert "EXIT 0 HTTP []" in completed.stderr
