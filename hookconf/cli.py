@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import gc
 import json
 import os
 import sys
@@ -45,8 +46,20 @@ Command = Callable[[argparse.Namespace], int]
 
 
 def run() -> NoReturn:
-    """The command line's entry (`hookconf`, `python -m hookconf`): main, then a quick exit."""
+    """The command line's entry (`hookconf`, `python -m hookconf`): main, then a quick exit.
+
+    The garbage collector waits until the start-up is done (see startup_done): the few hundred modules an audit
+    imports allocate objects by the million, which live as long as the process, and collecting them while they
+    load costs 10% of the imports' CPU time and finds no garbage.
+    """
+    gc.disable()
     exit_now(main())
+
+
+def startup_done() -> None:
+    """Collect garbage again, no longer traversing what was there at start-up (modules, classes, models)."""
+    gc.freeze()
+    gc.enable()
 
 
 def exit_now(code: int) -> NoReturn:
@@ -82,6 +95,8 @@ def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     command: Command = args.command
+    if command is not run_check:
+        startup_done()  # run_check says when its imports are done
     try:
         return command(args)
     except HookconfError as exc:
@@ -243,6 +258,7 @@ def _audit(config: AuditConfig, args: argparse.Namespace, process: ServerProcess
                                        lighthouse_profile=args.profile == "lighthouse")
     options = RunOptions(suites=suites, tool=args.tool, compliance=compliance, sandbox=sandbox, started=started,
                          spare=spare)
+    startup_done()
     return run_audit(config, options, process)
 
 

@@ -165,12 +165,21 @@ def test_the_quick_exit_flushes_runs_exit_handlers_and_waits_for_a_working_threa
     assert marker.exists() == (left_running == "worker")  # the exit waited for the thread that was still working
 
 
-def test_a_stdio_audit_never_loads_the_http_client(write_config: Callable[..., Path]) -> None:
+def test_a_stdio_audit_never_loads_the_http_client_and_collects_garbage_once_started(
+    write_config: Callable[..., Path]
+) -> None:
     path = write_config(stdio_server("good_server.py"))
-    probe = ("import sys\nfrom hookconf.cli import main\n"
+    probe = ("import gc, sys\nfrom hookconf.cli import main\n"
+             "gc.disable()  # as the entry does until the audit's imports are done\n"
              f"code = main(['check', {str(path)!r}, '--output', 'json'])\n"
              "print('EXIT', code, 'HTTP', [m for m in ('httpx2', 'httpx', 'httpcore') if m in sys.modules], "
-             "file=sys.stderr)")
+             "'GC', gc.isenabled(), file=sys.stderr)")
     completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
     assert json.loads(completed.stdout)["server"]["transport"] == "stdio"
-    assert "EXIT 0 HTTP []" in completed.stderr
+    assert "EXIT 0 HTTP [] GC True" in completed.stderr
+
+
+def test_a_command_other_than_check_collects_garbage() -> None:
+    probe = "import gc\nfrom hookconf.cli import main\ngc.disable()\nmain(['list'])\nprint('GC', gc.isenabled())"
+    completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert completed.stdout.rstrip().endswith("GC True")
