@@ -193,17 +193,13 @@ def run_check(args: argparse.Namespace) -> int:
     with audit_sandbox(config.server, keep=args.keep_workdir) as sandbox:
         if sandbox is not None:
             config = sandbox.applied(config)
-        # Servers take 0.3-1.2 s to boot: spawn it first, so that it boots while the audit stack imports,
-        # and the spare for the compliance checks that need a fresh process beside it.
+        # Servers take 0.3-1.2 s to boot: spawn it first, so that it boots while the audit stack imports.
         process = start_server(config.server)
-        spare = None
         try:
-            spare = _start_spare(config, args, process)
-            report = _audit(config, args, process, sandbox, started, spare=spare)
+            report = _audit(config, args, process, sandbox, started)
         finally:
-            for server in (process, spare):
-                if server is not None:
-                    server.stop()  # a no-op once the audit has stopped it
+            if process is not None:
+                process.stop()  # a no-op once the audit has stopped it
     if sandbox is not None and args.keep_workdir:
         print(f"hookconf: the server's sandbox is kept at {sandbox.root}", file=sys.stderr)
     from hookconf.report.formats import render, wants_colour
@@ -220,21 +216,8 @@ def run_check(args: argparse.Namespace) -> int:
     return _exit_code(report, args)
 
 
-def _start_spare(config: AuditConfig, args: argparse.Namespace, process: ServerProcess | None) -> ServerProcess | None:
-    """A second process of a stdio server for the fresh-session compliance checks (each era has one), booting
-    beside the first at a lower priority, when the compliance suite runs in full (with --only or --skip it
-    starts with the compliance checks, if one needs it)."""
-    from hookconf.wire.process import start_server
-
-    suites = args.suite or ALL_SUITES
-    if process is None or config.server.transport != "stdio" or args.only or args.skip \
-            or COMPLIANCE_SUITE not in suites or COMPLIANCE_SUITE not in config.suites:
-        return None
-    return start_server(config.server, background=True)
-
-
 def _audit(config: AuditConfig, args: argparse.Namespace, process: ServerProcess | None,
-           sandbox: Sandbox | None, started: float, *, spare: ServerProcess | None = None) -> Report:
+           sandbox: Sandbox | None, started: float) -> Report:
     # The message models' common part (0.1-0.3 s to import), otherwise loaded when the first answer is
     # validated, i.e. after the server has booted: loaded here, it costs nothing beside a booting server.
     import mcp_types  # noqa: F401
@@ -256,8 +239,7 @@ def _audit(config: AuditConfig, args: argparse.Namespace, process: ServerProcess
 
         compliance = ComplianceOptions(only=args.only, skip=args.skip,
                                        lighthouse_profile=args.profile == "lighthouse")
-    options = RunOptions(suites=suites, tool=args.tool, compliance=compliance, sandbox=sandbox, started=started,
-                         spare=spare)
+    options = RunOptions(suites=suites, tool=args.tool, compliance=compliance, sandbox=sandbox, started=started)
     startup_done()
     return run_audit(config, options, process)
 

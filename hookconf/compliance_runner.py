@@ -18,7 +18,6 @@ from hookconf.report.model import CategoryScore, Compliance, LighthouseCategory,
 from hookconf.scoring import compliance_score, letter_grade, lighthouse_categories, lighthouse_overall, pool_score
 from hookconf.session import McpSession, open_session
 from hookconf.verdicts import Status
-from hookconf.wire.process import ServerProcess
 
 # After a request timed out: how long a ping (server/discover since 2026-07-28) may take before the
 # server counts as hung. A server that is merely slow on one request answers it at once.
@@ -72,19 +71,16 @@ def gate(check: ComplianceCheck, ctx: ComplianceContext) -> str | None:
 
 
 def prepare_compliance(config: AuditConfig, session: McpSession, options: ComplianceOptions,
-                       spare_early: bool = True, spare: ServerProcess | None = None) -> ComplianceRun:
+                       spare_early: bool = True) -> ComplianceRun:
     """Plan the checks and start the spare server for the fresh-session ones, so that it boots while the
-    hook suites run (with `spare_early`; otherwise while the first compliance checks run), or take `spare`,
-    one started beside the main server. The caller runs it with run_compliance and, either way, closes it
-    with finish."""
+    hook suites run (with `spare_early`; otherwise while the first compliance checks run). The caller
+    runs it with run_compliance and, either way, closes it with finish."""
     identity = session.identity
     assert identity is not None, "the session is initialized before compliance checks run"
     ctx = ComplianceContext(config, session, identity.protocol_version,
                             auth_configured=any(k.lower() == "authorization" for k in config.server.headers))
     run = ComplianceRun(ctx=ctx, planned=planned_checks(options), options=options,
                         compliance=_empty_grade(ctx.revision), sessions=[session])
-    if spare is not None:
-        ctx.start_spare(spare)
     if spare_early:
         _start_spare(run)
     return run

@@ -54,11 +54,6 @@ if TYPE_CHECKING:
     from hookconf.compliance_runner import ComplianceOptions, ComplianceRun
 
 
-# How long a spare server started beside the main one may take to settle before the hook suites (at least as
-# long as the main server took to answer): one that is slower is replaced by one started later.
-SPARE_SETTLE_S = 0.5
-
-
 class RunListener:
     """Receives the runner's events; progress displays and reporters subclass it."""
 
@@ -80,8 +75,6 @@ class RunOptions:
     listeners: Sequence[RunListener] = field(default_factory=tuple)
     sandbox: Sandbox | None = None  # the audit's sandbox, whose changes are reported per tool
     started: float | None = None  # when the audit began (time.monotonic()), if before run_audit: the budget's start
-    # a second process of the server, started beside the first, for the compliance checks that need a fresh one
-    spare: ServerProcess | None = None
 
 
 @dataclass(frozen=True)
@@ -139,9 +132,7 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
             # a spare server booting while tools are watched would write into the sandbox in their name
             watched = options.sandbox is not None and bool(_selected_suites(config, options))
             compliance = prepare_compliance(config, session, options.compliance or ComplianceOptions(),
-                                            spare_early=not watched, spare=options.spare)
-            if watched:
-                _settle_spare(compliance, identity.startup_ms / 1000)
+                                            spare_early=not watched)
         listed, listing_error = _listed_tools(session)
         if listing_error is not None:
             warnings.append(f"No tools audited: {listing_error}")
@@ -200,20 +191,6 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
     for listener in options.listeners:
         listener.finished(report)
     return report
-
-
-def _settle_spare(compliance: ComplianceRun, startup_s: float) -> None:
-    """A spare server started beside the main one must be done starting before the tools' calls are watched in
-    the sandbox: what it wrote then would count as theirs. It has had as long as the main server took to
-    answer, and now waits for input (uses no CPU); one that does not is stopped, its exit waited for, and a
-    new one starts with the compliance checks."""
-    spare = compliance.ctx.spare
-    if spare is None or spare.process is None:
-        return
-    if spare.process.settle(min_age_s=startup_s, timeout_s=max(SPARE_SETTLE_S, startup_s)):
-        return
-    compliance.finish()
-    compliance.wait_closed()
 
 
 def _grade(compliance: ComplianceRun | None, clock: AuditClock) -> Compliance | None:

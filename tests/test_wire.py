@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 
-import psutil
 import pytest
 
 from hookconf.config import ServerConfig
 from hookconf.session import McpSession, open_session
 from hookconf.wire.http import header_value
-from hookconf.wire.process import BACKGROUND_NICENESS, start_server
 from tests.conftest import stdio_server
 
 
@@ -131,16 +128,3 @@ def test_a_malformed_result_becomes_a_finding_not_a_crash() -> None:
 ])
 def test_mcp_name_is_sent_verbatim_only_when_it_survives_a_header(name: str, sent: str) -> None:
     assert header_value(name) == sent
-
-
-@pytest.mark.parametrize(("code", "settles"), [("import sys; sys.stdin.read()", True), ("while True: pass", False)])
-def test_a_process_settles_once_it_waits_for_input_and_not_while_it_computes(code: str, settles: bool) -> None:
-    server = ServerConfig.model_validate({"name": "p", "transport": "stdio", "command": sys.executable,
-                                          "args": ["-c", code]})
-    process = start_server(server, background=True)
-    assert process is not None
-    try:
-        assert process.settle(min_age_s=0.2, timeout_s=1.5) is settles
-        assert psutil.Process(process.pid).nice() == BACKGROUND_NICENESS
-    finally:
-        process.stop()

@@ -26,9 +26,6 @@ TERMINATE_GRACE_S = 2.0
 # within 50 ms; some keep a timer alive and never do, and the audit is over by then either way.
 STDIN_CLOSE_GRACE_S = 0.2
 SAMPLE_INTERVAL_S = 0.05
-# A process whose tree used no CPU for this long (two samples and more) waits for input: its start-up is done.
-SETTLED_S = 0.1
-BACKGROUND_NICENESS = 10
 STDERR_TAIL_LINES = 40
 
 
@@ -54,7 +51,6 @@ class ResourceMonitor:
         self._root = psutil.Process(pid)
         self._stop = threading.Event()
         self._cpu_by_pid: dict[int, float] = {}
-        self.cpu_changed_at = time.monotonic()  # when a sample last saw the tree's CPU time grow
         self.peak_rss_bytes = 0
         self.peak_threads = 0
         self.peak_children = 0
@@ -73,7 +69,6 @@ class ResourceMonitor:
         except psutil.Error:
             return
         rss = threads = 0
-        cpu_before = self.cpu_seconds
         for proc in tree:
             try:
                 with proc.oneshot():
@@ -83,8 +78,6 @@ class ResourceMonitor:
                     self._cpu_by_pid[proc.pid] = times.user + times.system
             except psutil.Error:
                 continue
-        if self.cpu_seconds != cpu_before:
-            self.cpu_changed_at = time.monotonic()
         self.peak_rss_bytes = max(self.peak_rss_bytes, rss)
         self.peak_threads = max(self.peak_threads, threads)
         self.peak_children = max(self.peak_children, len(tree) - 1)
@@ -145,19 +138,6 @@ class ServerProcess:
         self._stderr_thread.join(timeout=0.2 if self.exit_code() is not None else 0)
         return "\n".join(list(self._stderr_tail)[-lines:])
 
-    def settle(self, min_age_s: float, timeout_s: float) -> bool:
-        """Wait until the process has run for `min_age_s` and its tree has used no CPU for SETTLED_S (it waits for
-        input, its start-up done); False when that is not so within `timeout_s`, or when it has exited."""
-        deadline = time.monotonic() + timeout_s
-        while self.popen.poll() is None:
-            now = time.monotonic()
-            if now - self.started_at >= min_age_s and now - self.monitor.cpu_changed_at >= SETTLED_S:
-                return True
-            if now >= deadline:
-                return False
-            time.sleep(SAMPLE_INTERVAL_S / 2)
-        return False
-
     def stop(self) -> None:
         """Close stdin, then SIGTERM and finally SIGKILL the whole process tree. Safe to call again."""
         if self._stopped:
@@ -193,19 +173,11 @@ class ServerProcess:
         )
 
 
-def start_server(server: ServerConfig, *, background: bool = False) -> ServerProcess | None:
-    """Spawn the configured server; None for an HTTP server that hookconf does not start itself.
-
-    `background`: at a lower CPU priority (niceness +10, its children too), for a process started ahead that
-    should boot on what CPU the audit and the server it audits leave over.
-    """
+def start_server(server: ServerConfig) -> ServerProcess | None:
+    """Spawn the configured server; None for an HTTP server that hookconf does not start itself."""
     if not server.command:
         return None
-    process = ServerProcess(server.command, server.args, server.env, server.cwd)
-    if background:
-        with contextlib.suppress(psutil.Error):
-            psutil.Process(process.pid).nice(BACKGROUND_NICENESS)
-    return process
+    return ServerProcess(server.command, server.args, server.env, server.cwd)
 
 
 def process_tree(pid: int) -> list[psutil.Process]:

@@ -7,7 +7,7 @@ import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hookconf import STATELESS_REVISIONS
 from hookconf.checks.arguments import generated_arguments
@@ -21,9 +21,6 @@ from hookconf.verdicts import Status
 from hookconf.wire.http import HttpReply, HttpTransport
 from hookconf.wire.recording import Recording
 from hookconf.wire.transport import JsonObject
-
-if TYPE_CHECKING:
-    from hookconf.wire.process import ServerProcess
 
 
 class HungToolError(Exception):
@@ -345,11 +342,10 @@ class ComplianceContext:
         assert isinstance(transport, HttpTransport), "HTTP checks run only against HTTP servers"
         return transport
 
-    def start_spare(self, process: ServerProcess | None = None) -> None:
-        """Start the process of the next fresh stdio session now, so its start-up overlaps other checks;
-        `process`: one started earlier still (beside the main server), to take as the spare."""
+    def start_spare(self) -> None:
+        """Start the process of the next fresh stdio session now, so its start-up overlaps other checks."""
         if self.transport_kind == "stdio" and self._spare is None:
-            self._spare = self._open_fresh(process)
+            self._spare = self._open_fresh()
 
     @property
     def spare(self) -> McpSession | None:
@@ -378,8 +374,8 @@ class ComplianceContext:
         finally:
             self._closing.append(session.close_in_background())
 
-    def _open_fresh(self, process: ServerProcess | None = None) -> McpSession:
-        session = open_session(self.config.server, self.session.timeout_s, start_process=False, process=process)
+    def _open_fresh(self) -> McpSession:
+        session = open_session(self.config.server, self.session.timeout_s, start_process=False)
         self.other_recordings.append(session.transport.recording)
         return session
 
