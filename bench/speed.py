@@ -301,11 +301,22 @@ def longest_check(report: dict[str, Any]) -> str | None:
     return f"{entry.get('suite')} {entry.get('id') or entry.get('tool')}: {float(entry['durationMs']):.0f} ms"
 
 
+SERIES_CALLS = re.compile(r"\ball (\d+) calls failed|\bseries stopped after (\d+) calls?\b")
+
+
+def series_calls(suite_results: list[dict[str, Any]]) -> int:
+    """How many calls a tool's shared hook-suite series made, as its verdicts say when the series was cut
+    short (a repeated failure, a dead backend, the series time cap); the full series otherwise."""
+    counts = [int(match[1] or match[2]) for entry in suite_results
+              for match in SERIES_CALLS.finditer(str(entry.get("details", "")))]
+    return max(1, min(counts)) if counts else WARMUP_CALLS + TIMED_SAMPLES
+
+
 def slowest_call(report: dict[str, Any]) -> tuple[str, float] | None:
     """The slowest single tool call the report shows, as (tool and how it was read, milliseconds), from
     each tool's latency result: its p95 (over 5 timed samples, the slowest of them); timeoutMs for a call
     that got no answer; for a tool whose calls failed (no p95), the mean of the calls its hook suites made
-    (the durations of its hook-suite results over the warm-up and timed calls latency asks for). None when
+    (the durations of its hook-suite results over the calls its series made). None when
     the latency suite called no tool."""
     found: list[tuple[str, float]] = []
     results = [entry for entry in report.get("results", []) if isinstance(entry.get("durationMs"), int | float)]
@@ -318,9 +329,9 @@ def slowest_call(report: dict[str, Any]) -> tuple[str, float] | None:
         elif match := HUNG.search(details):
             found.append((f"{tool}, hung", float(match[1])))
         else:
-            spent = sum(float(other["durationMs"]) for other in results
-                        if other.get("tool") == tool and other.get("suite") in HOOK_SUITES)
-            found.append((f"{tool}, mean", spent / (WARMUP_CALLS + TIMED_SAMPLES)))
+            suites = [other for other in results if other.get("tool") == tool and other.get("suite") in HOOK_SUITES]
+            spent = sum(float(other["durationMs"]) for other in suites)
+            found.append((f"{tool}, mean", spent / series_calls(suites)))
     return max(found, key=lambda item: item[1]) if found else None
 
 

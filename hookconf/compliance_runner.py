@@ -20,7 +20,8 @@ from hookconf.session import McpSession, open_session
 from hookconf.verdicts import Status
 
 # After a request timed out: how long a ping (server/discover since 2026-07-28) may take before the
-# server counts as hung. A server that is merely slow on one request answers it at once.
+# server counts as hung. A server that is merely slow on one request answers it at once. A ping that
+# outlasted its liveness wait (Transport.liveness_ping) already was that probe: the server is hung at once.
 HUNG_PROBE_S = 1.0
 
 
@@ -115,7 +116,7 @@ def _run_one(check: ComplianceCheck, ctx: ComplianceContext, run: ComplianceRun,
         return _entry(check, skipped(reason), (time.monotonic() - started) * 1000, ctx.revision)
     if not ctx.session.server_alive():
         _restart(ctx, run)  # it died before this check (under a hook suite or the previous check): not its doing
-    timeouts = ctx.session.transport.timeouts
+    timeouts, liveness_failures = ctx.session.transport.timeouts, len(ctx.session.transport.liveness_failures)
     ctx.backend_errors.clear()
     ctx.running, ctx.passed_over = check.id, set()
     hung_before = set(ctx.hung_tools)
@@ -124,8 +125,10 @@ def _run_one(check: ComplianceCheck, ctx: ComplianceContext, run: ComplianceRun,
     if not ctx.session.server_alive():
         outcome = failed(f"server died under this check: {_death_note(ctx.session)}")
         _restart(ctx, run)
-    elif ctx.session.transport.timeouts > timeouts and not ctx.session.responsive(HUNG_PROBE_S):
-        outcome = hang_outcome(outcome, ctx, newly_hung, True) if newly_hung else _hung(outcome, ctx.keepalive_method)
+    elif ctx.session.transport.timeouts > timeouts and ((stuck := _stuck_after_liveness(ctx, liveness_failures))
+                                                        or not ctx.session.responsive(HUNG_PROBE_S)):
+        outcome = hang_outcome(outcome, ctx, newly_hung, True) if newly_hung else \
+            _hung(outcome, ctx.keepalive_method, stuck)
         _replace_hung_server(ctx, run, check.id)
     elif newly_hung:
         outcome = hang_outcome(outcome, ctx, newly_hung, False)
@@ -162,8 +165,21 @@ def carry_hook_hangs(run: ComplianceRun, hung_tools: Sequence[str], stuck: bool)
     _restart(ctx, run)
 
 
-def _hung(outcome: Outcome, liveness_method: str) -> Outcome:
-    note = f"the server hung under this check: a request timed out and a {liveness_method} got no answer either"
+def _stuck_after_liveness(ctx: ComplianceContext, failures_before: int) -> str | None:
+    """Why the server is hung, when a ping of this check outlasted its liveness wait and nothing came since:
+    that ping was the probe, and no second one is waited for. None otherwise."""
+    transport = ctx.session.transport
+    failures = transport.liveness_failures[failures_before:]
+    return failures[-1].reason if failures and transport.silent_since(failures[-1]) else None
+
+
+def _hung(outcome: Outcome, liveness_method: str, liveness_failure: str | None = None) -> Outcome:
+    """The check's verdict on a server that stopped answering: FAIL, naming the hang. `liveness_failure`: why a
+    ping that outlasted its liveness wait (not timeoutMs) already showed the hang."""
+    if liveness_failure is not None:
+        note = f"the server hung under this check: {liveness_failure}"
+    else:
+        note = f"the server hung under this check: a request timed out and a {liveness_method} got no answer either"
     return failed(f"{outcome.details}; {note}" if outcome.status is Status.FAIL else note)
 
 
@@ -173,7 +189,11 @@ def _replace_hung_server(ctx: ComplianceContext, run: ComplianceRun, check_id: s
     if ctx.session.process is None:
         run.unreachable = f"not run: the server stopped answering under {check_id}"
         return
-    ctx.session.close()
+    if ctx.transport_kind == "stdio":  # its stop (up to the SIGTERM grace) overlaps the next checks, as the
+        run.sessions.remove(ctx.session)  # spare's process already ran beside it
+        ctx.close_in_background(ctx.session)
+    else:
+        ctx.session.close()  # the new process listens on the same port
     _restart(ctx, run)
 
 
@@ -211,12 +231,18 @@ def _death_note(session: McpSession) -> str:
 
 
 def _restart(ctx: ComplianceContext, run: ComplianceRun) -> None:
-    """A fresh server for the checks after the one that killed it."""
+    """A fresh server for the checks after the one that killed it: the spare, which has booted meanwhile (and
+    another spare then boots for the fresh-session checks), else one started now."""
     ctx.other_recordings.append(ctx.session.transport.recording)
-    fresh = open_session(ctx.config.server, ctx.session.timeout_s)
+    fresh = ctx.take_spare()
+    if fresh is not None:
+        _start_spare(run)
+    else:
+        fresh = open_session(ctx.config.server, ctx.session.timeout_s)
     fresh.calls_by_tool = ctx.session.calls_by_tool  # the report counts every process's calls of a tool
     run.sessions.append(fresh)
     fresh.connect_as(ctx.revision)
+    fresh.transport.carry_pace(ctx.session.transport)
     ctx.session = fresh
 
 

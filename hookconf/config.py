@@ -40,6 +40,16 @@ class Thresholds(_Strict):
     latency_p50_ms: float = Field(30000, alias="latencyP50Ms", gt=0)
     latency_p95_ms: float = Field(60000, alias="latencyP95Ms", gt=0)
     float_tolerance: float = Field(1e-9, alias="floatTolerance", ge=0)
+    series_time_ms: float = Field(
+        15000, alias="seriesTimeMs", ge=0,
+        description="time cap of each tool's series of calls in the hook suites: the series stops before a call "
+                    "that, at the pace of its slowest call so far, would take its calls' total past it; the first "
+                    "call is always made; 0: no cap")
+
+    @property
+    def series_cap_ms(self) -> float | None:
+        """The series' time cap in milliseconds, None when there is none."""
+        return self.series_time_ms or None
 
 
 class StateProbe(_Strict):
@@ -146,7 +156,7 @@ def example_config(server_name: str) -> dict[str, Any]:
         },
         "suites": list(ALL_SUITES),
         "tries": 3,
-        "thresholds": {"latencyP50Ms": 30000, "latencyP95Ms": 60000},
+        "thresholds": {"latencyP50Ms": 30000, "latencyP95Ms": 60000, "seriesTimeMs": 15000},
         "timeoutMs": 30000,
         "probes": [
             {

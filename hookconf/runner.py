@@ -276,7 +276,8 @@ def _tool_entry(ctx: ToolContext, plan: ToolPlan, outcomes: list[SuiteResult]) -
     scored = [o.suite for o in outcomes if o.suite in SUITES and o.status is not Status.SKIP] if called else []
     return ToolEntry(
         name=ctx.name, score=tool_score(outcomes) if called else None, calls=0,
-        arguments=plan.arguments, argumentsSource=plan.arguments_source, note=plan.note,
+        arguments=plan.arguments, argumentsSource=plan.arguments_source,
+        note="; ".join(note for note in (plan.note, ctx.cap_note) if note) or None,  # a series cut: shown untruncated
         called=called, scoredSuites=scored, sandbox=sandbox_delta(ctx.sandbox),
     )
 

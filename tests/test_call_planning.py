@@ -61,6 +61,16 @@ def test_the_stopped_series_is_indeterminate_and_says_why(hook_report: Report, s
                                   "calls of it cannot show the tool's behaviour")
 
 
+def test_a_backend_that_is_slow_to_fail_costs_one_call() -> None:
+    report = offline_audit(HOOK_SUITES, "--dead-only", "--stalling")
+    assert calls(report, DEAD) == 1
+    for suite in SERIES_SUITES:
+        entry = outcome(report, DEAD, suite)
+        assert (entry.status, entry.code) == ("indeterminate", "CALL-004"), entry.details
+        assert "the series stopped after 1 call: it failed after 1." in (entry.details or "")
+        assert "on a backend out of reach" in (entry.details or "")
+
+
 def test_a_tool_that_works_gets_its_full_series(full_report: Report) -> None:
     assert outcome(full_report, WORKING, "idempotency").status == "pass"
     assert (outcome(full_report, WORKING, "latency").details or "").endswith("over 5 samples")
@@ -68,9 +78,10 @@ def test_a_tool_that_works_gets_its_full_series(full_report: Report) -> None:
 
 
 def test_compliance_probes_leave_the_tool_out_of_service_alone(full_report: Report) -> None:
-    # 2 in the series and the SSRF probe's first payload; before, it got 23 calls (19 of them from the checks)
-    assert calls(full_report, DEAD) == 3
-    for check_id in INJECTION_CHECKS:
+    # the 2 of the series; before, it got 23 calls (19 of them from the checks), and then 3 (the SSRF probe's first
+    # payload, which cannot reach the canary through a search query)
+    assert calls(full_report, DEAD) == 2
+    for check_id in (*INJECTION_CHECKS, "security-ssrf-internal"):
         found = check(full_report, check_id)
         assert found.status == "pass", (found.details or "")
         assert f"in {WORKING} " in (found.details or "")

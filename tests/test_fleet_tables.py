@@ -10,9 +10,9 @@ import pytest
 
 from hookconf import __version__
 from hookconf.cli import main
+from hookconf.fleet.outcome import Outcome, OutcomeKind
 from hookconf.fleet.store import FleetStore
 from hookconf.fleet.tables import listed_tools
-from hookconf.fleet.worker import Outcome, OutcomeKind
 from hookconf.report.model import Report, ResultEntry, ServerInfo, ToolEntry, ToolInfo, summarize
 from hookconf.verdicts import Status
 from tests.conftest import CliRun

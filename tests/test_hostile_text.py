@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from hookconf.fleet.outcome import Outcome, OutcomeKind
 from hookconf.fleet.store import FleetStore
-from hookconf.fleet.worker import Outcome, OutcomeKind
 from hookconf.report import markdown
 from hookconf.report.formats import OutputFormat, render
 from hookconf.report.model import Report

@@ -17,7 +17,13 @@ UNREACHABLE_BACKEND = re.compile(
     r"|fetch failed|failed to fetch|socket hang up|max retries exceeded|failed to establish a new connection"
     r"|ConnectError|ConnectTimeout|ConnectionError|ServerSelectionTimeoutError"
     r"|no such host|UnknownHostException|cannot connect to host|UND_ERR_CONNECT_TIMEOUT"
-    r"|HTTPS?ConnectionPool\(host=|timeout of \d+ ?ms exceeded",
+    r"|HTTPS?ConnectionPool\(host=|timeout of \d+ ?ms exceeded"
+    # In words, as servers put it after their own retries: "Could not connect to arXiv after 3 attempts. Please check
+    # your network connection", curl's "Couldn't connect to server", .NET's "Unable to connect to the remote server".
+    r"|could(?:\s+not|n['\u2019]?t)\s+connect\s+to\b|(?:unable|failed)\s+to\s+connect\s+to\b"
+    r"|check\s+(?:your|the)\s+(?:network|internet)\s+connection|no\s+internet\s+connection"
+    r"|\bnetwork\s+error\s*(?:[:.!)\]]|$)"
+    r"|host\s+(?:is\s+)?unreachable|EAI_(?:NONAME|FAIL|NODATA)|ENETDOWN|\bgaierror\b",
     re.IGNORECASE,
 )
 MESSAGE_CHARS = 200

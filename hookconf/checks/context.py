@@ -56,6 +56,24 @@ def missing_annotations(tool: JsonObject) -> list[str]:
 
 
 REPEATED_FAILURE_CALLS = 2
+# A backend out of reach that takes this long to fail (a stalling resolver, the server's own retries) would
+# cost as long on every further call, and none of them could show the tool's behaviour in this audit.
+SLOW_BACKEND_FAILURE_MS = 1000.0
+COMPARED_CALLS = 2  # idempotency and determinism compare calls: one alone shows neither
+
+
+def series_cap_note(durations_ms: Sequence[float], cap_ms: float | None) -> str | None:
+    """Why the series stops before its next call, or None to make it: at the pace of its slowest call so far,
+    the next would take the series' total call time past `cap_ms` (None: no cap). The first call is always made."""
+    if cap_ms is None or not durations_ms:
+        return None
+    total, slowest = sum(durations_ms), max(durations_ms)
+    if total + slowest <= cap_ms:
+        return None
+    took = (f"it took {total / 1000:.1f} s" if len(durations_ms) == 1
+            else f"they took {total / 1000:.1f} s, the slowest {slowest / 1000:.1f} s")
+    calls = "1 call" if len(durations_ms) == 1 else f"{len(durations_ms)} calls"
+    return f"the series stopped after {calls}: {took}, and another would pass thresholds.seriesTimeMs ({cap_ms:g} ms)"
 
 
 @dataclass
@@ -75,7 +93,8 @@ class ToolContext:
     # Every tool that hung in this audit, as its own or as another tool's state probe: shared by the tools'
     # contexts, so that none is called again by any suite.
     hung_tools: set[str] = field(default_factory=set)
-    stop_note: str | None = None  # why the series stopped short of what the suites asked for
+    stop_note: str | None = None  # why the series stopped short: its first two calls failed the same way
+    cap_note: str | None = None  # why the series stopped short: another call would pass thresholds.seriesTimeMs
 
     @property
     def name(self) -> str:
@@ -94,14 +113,38 @@ class ToolContext:
         """The first `count` calls with the probe's arguments, made on first demand and kept.
 
         The series stops short when more calls cannot change a verdict: when its first two calls failed
-        with the same error (every suite is indeterminate then), or when `decided` says the caller's
-        verdict already is."""
-        while len(self._samples) < count and not self.hung and self.stop_note is None:
+        with the same error (every suite is indeterminate then), after one call that was slow to fail on a
+        backend out of reach, or when `decided` says the caller's
+        verdict already is. It also stops before a call that would take it past thresholds.seriesTimeMs
+        (`cap_note` says so), so that a slow tool costs the audit about one cap, not six of its calls."""
+        while len(self._samples) < count and not self.hung and self.stopped is None:
             if decided is not None and decided(self._samples):
                 break
+            self.cap_note = series_cap_note([s.duration_ms for s in self._samples],
+                                            self.config.thresholds.series_cap_ms)
+            if self.cap_note is not None:
+                break
             self._samples.append(self.call(self.name, self.arguments))
-            self.stop_note = self._repeated_failure()
+            self.stop_note = self._slow_backend_failure() or self._repeated_failure()
         return self._samples[:count]
+
+    @property
+    def stopped(self) -> str | None:
+        """Why the series stopped short of what a suite asked for, or None."""
+        return self.stop_note or self.cap_note
+
+    def shortfall(self, samples: Sequence[CallOutcome], asked: int) -> str:
+        """"; " and why the series stopped, when `samples` are fewer than the `asked` calls; else ""."""
+        return f"; {self.stopped}" if len(samples) < asked and self.stopped is not None else ""
+
+    def _slow_backend_failure(self) -> str | None:
+        if len(self._samples) != 1:
+            return None
+        first = self._samples[0]
+        if first.duration_ms < SLOW_BACKEND_FAILURE_MS or backend_failure([first], self.arguments) is None:
+            return None
+        return (f"the series stopped after 1 call: it failed after {first.duration_ms / 1000:.1f} s on a backend "
+                "out of reach, and every further call would wait as long for the same failure")
 
     def _repeated_failure(self) -> str | None:
         if len(self._samples) != REPEATED_FAILURE_CALLS:
@@ -112,12 +155,18 @@ class ToolContext:
         return (f"the series stopped after {REPEATED_FAILURE_CALLS} calls: both failed with the same error, "
                 "and more calls of it cannot show the tool's behaviour")
 
+    def uncompared(self, samples: Sequence[CallOutcome]) -> str | None:
+        """Why the suites that compare calls cannot judge: the series stopped before a second call; else None."""
+        if len(samples) >= COMPARED_CALLS or self.stopped is None:
+            return None
+        return f"one call alone cannot show whether identical calls agree; {self.stopped}"
+
     def unjudged(self, samples: Sequence[CallOutcome], calls: str) -> Undecidable | None:
         """Why the samples cannot show the tool's behaviour (see `undecidable`), saying where the series stopped."""
         found = undecidable(samples, self.arguments, calls)
-        if found is None or self.stop_note is None:
+        if found is None or self.stopped is None:
             return found
-        return replace(found, reason=f"{found.reason}; {self.stop_note}")
+        return replace(found, reason=f"{found.reason}; {self.stopped}")
 
     @property
     def out_of_service(self) -> str | None:

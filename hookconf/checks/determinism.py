@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hookconf.checks.context import ToolContext
 from hookconf.checks.normalize import all_equal, canonical, differs_only_in_floats, normalized_output, shape
 from hookconf.checks.registry import (
@@ -12,6 +14,7 @@ from hookconf.checks.registry import (
     register_finding,
     result,
 )
+from hookconf.session import CallOutcome
 from hookconf.verdicts import Status
 
 SUITE = "determinism"
@@ -42,6 +45,14 @@ def check_determinism(ctx: ToolContext) -> SuiteResult:
         return result(SUITE, ctx.name, Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
     if (unjudged := ctx.unjudged(samples, "calls")) is not None:
         return result(SUITE, ctx.name, Status.INDETERMINATE, unjudged.reason, unjudged.code)
+    if (uncompared := ctx.uncompared(samples)) is not None:
+        return result(SUITE, ctx.name, Status.INDETERMINATE, uncompared)
+    verdict = compared(ctx, samples)
+    return replace(verdict, details=verdict.details + ctx.shortfall(samples, ctx.config.tries))
+
+
+def compared(ctx: ToolContext, samples: list[CallOutcome]) -> SuiteResult:
+    """The verdict over two or more calls."""
     outputs = [normalized_output(sample) for sample in samples]
     shapes = {canonical(shape(output)) for output in outputs}
     if len(shapes) > 1:

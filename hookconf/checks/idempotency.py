@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hookconf.checks.context import ToolContext
 from hookconf.checks.normalize import (
     ISO_TIMESTAMP,
@@ -20,6 +22,7 @@ from hookconf.checks.registry import (
     register_finding,
     result,
 )
+from hookconf.session import CallOutcome
 from hookconf.verdicts import Status
 
 SUITE = "idempotency"
@@ -57,6 +60,14 @@ def check_idempotency(ctx: ToolContext) -> SuiteResult:
         return result(SUITE, ctx.name, Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
     if (unjudged := ctx.unjudged(samples, "calls")) is not None:
         return result(SUITE, ctx.name, Status.INDETERMINATE, unjudged.reason, unjudged.code)
+    if (uncompared := ctx.uncompared(samples)) is not None:
+        return result(SUITE, ctx.name, Status.INDETERMINATE, uncompared)
+    verdict = compared(ctx, samples)
+    return replace(verdict, details=verdict.details + ctx.shortfall(samples, ctx.config.tries))
+
+
+def compared(ctx: ToolContext, samples: list[CallOutcome]) -> SuiteResult:
+    """The verdict over two or more calls."""
     tolerance = ctx.config.thresholds.float_tolerance
     outputs = [normalized_output(sample) for sample in samples]
     calls = f"{len(samples)} identical calls"

@@ -24,9 +24,10 @@ from hookconf import __version__
 from hookconf.errors import HookconfError
 from hookconf.fleet.errors import FleetInterruptedError
 from hookconf.fleet.manifest import Target
+from hookconf.fleet.outcome import Outcome, OutcomeKind, utc_now
 from hookconf.fleet.progress import Progress
 from hookconf.fleet.store import FleetStore
-from hookconf.fleet.worker import Outcome, OutcomeKind, audit_in_pool, prepare_worker, utc_now
+from hookconf.fleet.worker import audit_in_pool, prepare_worker
 
 P = ParamSpec("P")
 T = TypeVar("T")

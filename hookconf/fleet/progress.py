@@ -7,7 +7,7 @@ import threading
 import time
 from typing import TextIO
 
-from hookconf.fleet.worker import Outcome
+from hookconf.fleet.outcome import Outcome
 from hookconf.safe_text import safe_text
 
 REPAINT_INTERVAL_S = 1.0

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from hookconf.fleet.errors import StoreError
-from hookconf.fleet.worker import Outcome, OutcomeKind
+from hookconf.fleet.outcome import Outcome, OutcomeKind
 
 SCHEMA_VERSION = 1
 # An outcome of these kinds says something about the server, so a rerun skips it; the others

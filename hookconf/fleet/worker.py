@@ -18,58 +18,22 @@ import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from hookconf import __version__
 from hookconf.budget import FLEET_BUDGET_S
 from hookconf.config import AuditConfig, parse_config
 from hookconf.errors import HookconfError
 from hookconf.fleet.errors import InstallError, SetupError
 from hookconf.fleet.install import INSTALLERS, Installed, safe_name
 from hookconf.fleet.manifest import Target
+from hookconf.fleet.outcome import Outcome, OutcomeKind, utc_now
 from hookconf.runner import RunOptions, run_audit
 from hookconf.wire.process import clean_environment, process_tree, terminate
 from hookconf.wire.sandbox import audit_sandbox
 
 SETUP_TIMEOUT_S = 120
 PLACEHOLDER = re.compile(r"\{(workdir|prefix|version|manifest_dir|python|port)\}")
-
-
-class OutcomeKind(StrEnum):
-    AUDITED = "audited"
-    INSTALL_FAILED = "install-failed"
-    SETUP_FAILED = "setup-failed"
-    AUDIT_FAILED = "audit-failed"  # the server would not start, or died before it answered
-    ERROR = "error"  # a defect in hookconf itself; the message says where
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What one target's audit produced; crosses the process boundary and goes into the store."""
-
-    fleet: str
-    server: str
-    version: str
-    source: str
-    kind: OutcomeKind
-    started_at: str
-    duration_s: float
-    message: str | None = None
-    report_json: str | None = None
-    install_s: float | None = None
-    cached_install: bool | None = None
-    hookconf_version: str = __version__
-    kept: tuple[str, ...] = ()  # with --keep-workdir: the workdir and sandbox left in place
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.server, self.version)
-
-    @property
-    def ok(self) -> bool:
-        return self.kind is OutcomeKind.AUDITED
 
 
 def audit_target(target: Target, cache_dir: str, keep_workdir: bool = False) -> Outcome:
@@ -192,10 +156,6 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def utc_now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 @dataclass

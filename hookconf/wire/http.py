@@ -270,9 +270,11 @@ class HttpTransport(Transport):
         return message
 
     def close(self) -> None:
+        """End the session (DELETE) and stop the process; a second close (a server replaced after a hang is
+        closed again with the audit's other sessions) does nothing more."""
         import httpx2
 
-        if self.session_id:
+        if self.session_id and not self._client.is_closed:
             with contextlib.suppress(httpx2.HTTPError):
                 self._client.delete(self.url, headers=self._headers(), timeout=2.0)
         self._client.close()

@@ -11,6 +11,7 @@ import time
 from abc import ABC, abstractmethod
 from concurrent.futures import Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
 from typing import Any
 
 from hookconf.errors import NoUsableAnswerError, RequestTimeoutError, TransportClosedError
@@ -27,6 +28,33 @@ MAX_NESTING_DEPTH = 128
 # raw line's answer: wait a few of its own round trips for it, bounded on both sides.
 RAW_ANSWER_GRACE_ROUND_TRIPS = 3
 RAW_ANSWER_GRACE_S = (0.005, 0.1)
+# Requests a server answers from its protocol layer alone. How fast it answered them is the yardstick for
+# a liveness wait: a ping after a raw line that runs none of the server's own code is answered about as
+# fast, so one unanswered after LIVENESS_ROUND_TRIPS times the slowest of them (at least LIVENESS_FLOOR_S)
+# is the sign of a hung server, not of a slow one.
+PROTOCOL_METHODS = frozenset({"initialize", "server/discover", "ping", "tools/list", "resources/list",
+                              "resources/templates/list", "prompts/list"})
+LIVENESS_ROUND_TRIPS = 10
+LIVENESS_FLOOR_S = 2.0
+# Requests that run the server's own code (a tool, a resource read, a prompt, a completion) or hold a stream
+# open: a server that reads its input in order may legitimately be busy with one for the whole timeout.
+APPLICATION_METHODS = frozenset({"tools/call", "resources/read", "resources/subscribe", "resources/unsubscribe",
+                                 "prompts/get", "completion/complete", "subscriptions/listen"})
+APPLICATION_PREFIXES = ("tasks/",)
+
+
+@dataclass(frozen=True)
+class LivenessFailure:
+    """A ping that outlasted its liveness wait: why the server counts as hung, and how many messages had been
+    received by then (one received later shows that the server is not stuck after all)."""
+
+    reason: str
+    received: int
+
+
+class ServerHungError(RequestTimeoutError):
+    """A ping after a raw line that gives a server no reason to be busy outlasted the liveness wait: the server
+    is hung, and that is known without waiting out the request timeout. The message says why."""
 
 
 class Transport(ABC):
@@ -48,6 +76,9 @@ class Transport(ABC):
         self._lock = threading.Lock()
         self._closed_reason: str | None = None
         self.timeouts = 0  # requests that got no answer in time: a hint that the server may be hung
+        self.slowest_protocol_answer_s: float | None = None  # of the PROTOCOL_METHODS answered so far
+        self._answered_any = False
+        self.liveness_failures: list[LivenessFailure] = []  # each ping after a raw line that outlasted its wait
 
     def next_id(self) -> int:
         return next(self._ids)
@@ -63,15 +94,66 @@ class Transport(ABC):
         message = self.enveloped(message)
         future = self._expect(message["id"], str(message.get("method")))
         try:
+            sent_at = time.monotonic()
             self.send(message)
-            return future.result(timeout=timeout_s)
+            response = future.result(timeout=timeout_s)
         except FutureTimeout:
             self.timeouts += 1
             raise RequestTimeoutError(
                 f"no answer to {message.get('method')!r} within {timeout_s:g} s"
             ) from None
+        else:
+            self._note_answer(str(message.get("method")), time.monotonic() - sent_at)
+            return response
         finally:
             self._forget(message["id"])
+
+    def _note_answer(self, method: str, seconds: float) -> None:
+        """Time a protocol answer for the liveness wait. The first answer of the conversation is left out: a
+        server started for it (or waking up) spends its start-up time on it, not on answering."""
+        with self._lock:
+            first, self._answered_any = not self._answered_any, True
+            if method in PROTOCOL_METHODS and not first:
+                self.slowest_protocol_answer_s = max(seconds, self.slowest_protocol_answer_s or 0.0)
+
+    def carry_pace(self, earlier: Transport) -> None:
+        """Take over the pace of the conversation this one replaces (a restarted server is the same program),
+        so that the liveness wait has its yardstick before the new server has answered anything but its start."""
+        with self._lock:
+            paces = [p for p in (self.slowest_protocol_answer_s, earlier.slowest_protocol_answer_s) if p is not None]
+            self.slowest_protocol_answer_s = max(paces, default=None)
+
+    def liveness_wait(self, timeout_s: float) -> float | None:
+        """How long a ping may take before a server that has no reason to be busy counts as hung: ten times the
+        slowest protocol answer so far, at least two seconds, at most `timeout_s`; None before any answer."""
+        slowest = self.slowest_protocol_answer_s
+        if slowest is None:
+            return None
+        return min(timeout_s, max(LIVENESS_FLOOR_S, LIVENESS_ROUND_TRIPS * slowest))
+
+    def liveness_ping(self, timeout_s: float, after: str, ping_params: JsonObject | None = None) -> JsonObject:
+        """A ping (server/discover since 2026-07-28) sent after a raw line that runs none of the server's own
+        code, waited for only the liveness wait. Raises ServerHungError when it outlasts that wait."""
+        wait = self.liveness_wait(timeout_s)
+        method = self.keepalive_method if ping_params is None else "ping"
+        try:
+            return self.request(method, ping_params, timeout_s if wait is None else wait)
+        except NoUsableAnswerError:
+            raise
+        except RequestTimeoutError:
+            if wait is None or wait >= timeout_s:
+                raise
+            slowest_ms = round((self.slowest_protocol_answer_s or 0.0) * 1000, 1)
+            reason = (f"a {method} sent right after {after} got no answer within {wait:g} s, while every protocol "
+                      f"request before was answered within {slowest_ms:g} ms; {after} runs none of the server's own "
+                      f"code, so an alive server answers that {method} about as fast ({LIVENESS_ROUND_TRIPS} times "
+                      f"that, at least {LIVENESS_FLOOR_S:g} s, was waited)")
+            self.liveness_failures.append(LivenessFailure(reason, len(self.recording.received())))
+            raise ServerHungError(reason) from None
+
+    def silent_since(self, failure: LivenessFailure) -> bool:
+        """Whether nothing has been received since that liveness failure: the server is still stuck."""
+        return len(self.recording.received()) == failure.received
 
     def enveloped(self, message: JsonObject) -> JsonObject:
         """The message with the stateless era's `_meta` merged into its params (its own keys win)."""
@@ -91,7 +173,9 @@ class Transport(ABC):
         """Send a raw line that may get no answer, followed by a ping (server/discover since 2026-07-28).
 
         A server reads its input in order, so once the ping is answered, an answer to the raw line
-        that has not arrived is not coming: silence is detected without waiting for a timeout.
+        that has not arrived is not coming: silence is detected without waiting for a timeout. After a raw
+        line that runs none of the server's own code (see occupies_server) the ping gets only the liveness
+        wait: a server that answers none within it counts as hung (ServerHungError).
         Returns the answer with `expect_id` (or the first `or_notification`, when named, if that comes
         first), or None when the server stayed silent.
 
@@ -104,14 +188,16 @@ class Transport(ABC):
         if or_notification is not None:
             with self._lock:
                 self._awaited_notifications[or_notification] = answer
+        ping_params = None if ping_meta is None else {"_meta": ping_meta}
+        busy = occupies_server(raw)  # decided first: the ping follows the raw line as closely as before
         try:
             self.record_sent(raw)
             self.send_raw(raw)
             sent_at = time.monotonic()
-            if ping_meta is None:
-                ping = self.request(self.keepalive_method, None, timeout_s)
+            if busy:
+                ping = self.request(self.keepalive_method if ping_params is None else "ping", ping_params, timeout_s)
             else:
-                ping = self.request("ping", {"_meta": ping_meta}, timeout_s)
+                ping = self.liveness_ping(timeout_s, "the raw message", ping_params)
             round_trip = time.monotonic() - sent_at
             low, high = RAW_ANSWER_GRACE_S
             grace = min(high, max(low, RAW_ANSWER_GRACE_ROUND_TRIPS * round_trip))
@@ -306,6 +392,22 @@ def _encodable(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def occupies_server(raw: str) -> bool:
+    """Whether a raw line may legitimately keep a server that reads in order busy: it holds a message (or a
+    batch with one) whose method runs the server's own code or holds a stream open, even without an id (a
+    server may run it all the same). Unreadable JSON, a request whose method is no string, and a protocol
+    message (ping, a list, initialize, a notification, an unknown method) do not."""
+    message, failure = parse_message(raw)
+    if failure is not None:
+        return False
+    items = message if isinstance(message, list) else [message]
+    return any(isinstance(item, dict) and _runs_application_code(item.get("method")) for item in items)
+
+
+def _runs_application_code(method: Any) -> bool:
+    return isinstance(method, str) and (method in APPLICATION_METHODS or method.startswith(APPLICATION_PREFIXES))
 
 
 def meant_as_message(raw: str) -> bool:

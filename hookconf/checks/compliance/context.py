@@ -20,7 +20,7 @@ from hookconf.session import Listing, McpSession, open_session
 from hookconf.verdicts import Status
 from hookconf.wire.http import HttpReply, HttpTransport
 from hookconf.wire.recording import Recording
-from hookconf.wire.transport import JsonObject
+from hookconf.wire.transport import JsonObject, occupies_server
 
 
 class HungToolError(Exception):
@@ -119,11 +119,13 @@ class ComplianceContext:
 
     def read_only_tools(self) -> list[JsonObject]:
         """The tools the audit may call: annotated read-only, or opted in by the config; never one that hung.
-        Those out of service come last, so that a check picks a tool that works whenever one does."""
+        Those out of service come last, so that a check picks a tool that works whenever one does; last of all those
+        whose backend is out of reach, which are slow to fail and fail whatever the input."""
         allowed = [t for t in self.tools if is_read_only(t) or t.get("name") in self.config.allow_destructive]
         self.passed_over.update(str(t.get("name")) for t in allowed if t.get("name") in self.hung_tools)
         callable_tools = [t for t in allowed if t.get("name") not in self.hung_tools]
-        return sorted(callable_tools, key=lambda t: t.get("name") in self.out_of_service)
+        return sorted(callable_tools, key=lambda t: (t.get("name") in self.out_of_service,
+                                                     self.backend_down(str(t.get("name")))))
 
     def working_tools(self) -> list[JsonObject]:
         """The read-only tools whose backend is not known to be out of reach: those a probe that needs a working
@@ -285,9 +287,16 @@ class ComplianceContext:
     def keepalive_body(self, request_id: Any) -> str:
         return json.dumps(self.conformant({"jsonrpc": "2.0", "id": request_id, "method": self.keepalive_method}))
 
-    def still_serving(self) -> bool:
+    def still_serving(self, liveness: bool = False) -> bool:
+        """Whether the server answers a ping (server/discover since 2026-07-28). With `liveness`, asked right
+        after a message that gives the server no reason to be busy, only for the liveness wait (see
+        Transport.liveness_ping); otherwise for the whole timeout."""
+        transport = self.session.transport
         try:
-            self.session.request(self.keepalive_method, None, self.session.timeout_s)
+            if liveness:
+                transport.liveness_ping(self.session.timeout_s, "the raw message")
+            else:
+                self.session.request(self.keepalive_method, None, self.session.timeout_s)
         except (RequestTimeoutError, TransportClosedError):
             return False
         return True
@@ -295,6 +304,9 @@ class ComplianceContext:
     def send_raw(self, raw: str, expect_id: Any = None, headers: dict[str, str] | None = None) -> RawAnswer:
         """Send bytes an SDK would refuse to send; report the answer and whether the server still serves.
 
+        Whether it still serves is asked with a ping; after a message that runs none of the server's own code
+        (every raw message the checks send but a tools/call, resources/read...) a server that leaves the ping
+        unanswered for the liveness wait counts as hung, without waiting out timeoutMs.
         Over HTTP `headers` are merged over the usual ones ("" removes one); stdio has none."""
         transport = self.session.transport
         if isinstance(transport, HttpTransport):
@@ -302,23 +314,27 @@ class ComplianceContext:
             # The reply may carry notifications first; the answer is the response (or a batch of them).
             answer = next((m for m in reply.messages if isinstance(m, list)
                            or (isinstance(m, dict) and "method" not in m)), None)
-            return RawAnswer(answer, self.still_serving(), reply)
+            return RawAnswer(answer, self.still_serving(liveness=not occupies_server(raw)), reply)
         received_before = len(transport.recording.received())
         try:
             answer = transport.send_then_ping(raw, expect_id, self.session.timeout_s)
         except (RequestTimeoutError, TransportClosedError):
-            return RawAnswer(None, False)
+            # A server that answered the message and then stopped serving did answer it.
+            return RawAnswer(self._answer_since(received_before, expect_id), False)
         if answer is None:
-            answer = self._null_id_error_since(received_before)
+            answer = self._answer_since(received_before, None)
         return RawAnswer(answer, True)
 
-    def _null_id_error_since(self, start: int) -> JsonObject | None:
-        """An error that came back with id null instead of the request's id still is an answer."""
-        for entry in self.session.transport.recording.received()[start:]:
-            message = entry.message
-            if isinstance(message, dict) and message.get("id") is None and isinstance(message.get("error"), dict):
-                return message
-        return None
+    def _answer_since(self, start: int, expect_id: Any) -> JsonObject | None:
+        """The response received since `start` that carries `expect_id` (when given), else an error that came
+        back with id null instead of the request's id: that still is an answer."""
+        received = [entry.message for entry in self.session.transport.recording.received()[start:]]
+        responses = [m for m in received if isinstance(m, dict) and "method" not in m]
+        if expect_id is not None:
+            answer = next((m for m in responses if m.get("id") == expect_id), None)
+            if answer is not None:
+                return answer
+        return next((m for m in responses if m.get("id") is None and isinstance(m.get("error"), dict)), None)
 
     def probe(self, key: str, message: Any) -> RawAnswer:
         """A raw probe that several checks judge, sent once."""
@@ -351,6 +367,18 @@ class ComplianceContext:
     def spare(self) -> McpSession | None:
         """The fresh stdio session started ahead, until a check takes it."""
         return self._spare
+
+    def take_spare(self) -> McpSession | None:
+        """The spare, as the server that replaces one that died or hung (it has booted already); its recording
+        becomes the main session's, no fresh session's. None when there is none."""
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            self.other_recordings.remove(spare.transport.recording)
+        return spare
+
+    def close_in_background(self, session: McpSession) -> None:
+        """Stop a server no check talks to any more while the next checks run; wait_closed waits for it."""
+        self._closing.append(session.close_in_background())
 
     def close_spare(self) -> None:
         """Stop the spare if no check used it (in the background, as fresh sessions are)."""

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from hookconf import HANDSHAKE_REVISIONS, STATELESS_REVISIONS, __version__
+from hookconf.checks.backend import sandbox_note
 from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
     Category,
@@ -16,6 +17,7 @@ from hookconf.checks.compliance.catalog import (
     failed,
     passed,
     skipped,
+    undecided,
 )
 from hookconf.checks.compliance.context import ComplianceContext, describe, is_error, not_evaluable_without_discover
 from hookconf.errors import RequestTimeoutError, TransportClosedError
@@ -388,8 +390,11 @@ def check_progress_token(ctx: ComplianceContext) -> Outcome:
         return skipped("no read-only tool to call with a progressToken")
     token = "hookconf-progress-1"
     before = len(ctx.received_messages())
-    response = ctx.call_tool(str(tools[0]["name"]), ctx.arguments_for(tools[0]), meta={"progressToken": token})
+    name = str(tools[0]["name"])  # one in service when there is one (read_only_tools puts those out of service last)
+    response = ctx.call_tool(name, ctx.arguments_for(tools[0]), meta={"progressToken": token})
     if response is None:
+        if ctx.backend_down(name):  # every tool is out of service: its silence is the backend's, not the token's
+            return undecided(sandbox_note(ctx.out_of_service[name]))
         return failed("a tools/call with a progressToken got no answer")
     progress = [m for m in ctx.received_messages()[before:]
                 if isinstance(m, dict) and m.get("method") == "notifications/progress"]

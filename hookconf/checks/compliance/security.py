@@ -6,7 +6,7 @@ import ipaddress
 import json
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,6 +25,7 @@ from hookconf.checks.compliance.catalog import (
     skipped,
     warned,
 )
+from hookconf.checks.compliance.choice import left_out, service_summary, takes_an_address, text_parameters
 from hookconf.checks.compliance.context import (
     ComplianceContext,
     describe,
@@ -217,12 +218,25 @@ def check_no_internal_ip(ctx: ComplianceContext) -> Outcome:
 
 
 # --- probes against read-only tools ---------------------------------------------------------------
-def _string_params(ctx: ComplianceContext, tools: list[JsonObject] | None = None) -> list[tuple[JsonObject, str]]:
+def _string_params(ctx: ComplianceContext, tools: list[JsonObject] | None = None,
+                   wanted: Callable[[JsonObject, str], bool] | None = None) -> list[tuple[JsonObject, str]]:
+    """(tool, string argument) pairs for a probe, at most MAX_PARAMS_PER_TOOL per tool (those `wanted`, if given)."""
     targets = []
     for tool in (ctx.read_only_tools() if tools is None else tools)[:MAX_TOOLS_PROBED * 4]:
-        properties = (tool.get("inputSchema") or {}).get("properties") or {}
-        names = [n for n, s in properties.items() if isinstance(s, dict) and s.get("type") == "string"]
+        names = [name for name in text_parameters(tool) if wanted is None or wanted(tool, name)]
         targets += [(tool, name) for name in names[:MAX_PARAMS_PER_TOOL]]
+    return targets[: MAX_TOOLS_PROBED * MAX_PARAMS_PER_TOOL]
+
+
+def _probe_targets(ctx: ComplianceContext, addresses: bool) -> list[tuple[JsonObject, str]]:
+    """Where a probe sends its payloads: the string arguments of working tools. A tool whose backend is out of reach
+    fails on it whatever the payload, unless the payload replaces the backend: so only the SSRF probe (`addresses`,
+    whose payload is the one address the sandbox serves) reaches such a tool, and only through an argument that says
+    where the tool connects to."""
+    targets = _string_params(ctx, ctx.working_tools())
+    if addresses:
+        down = [tool for tool in ctx.read_only_tools() if ctx.backend_down(str(tool.get("name")))]
+        targets += _string_params(ctx, down, takes_an_address)
     return targets[: MAX_TOOLS_PROBED * MAX_PARAMS_PER_TOOL]
 
 
@@ -236,12 +250,10 @@ class ProbeTally:
 
 def _inject(ctx: ComplianceContext, payloads: list[str], evidence: re.Pattern[str] | None,
             seen: threading.Event | None = None) -> ProbeTally:
-    """Send each payload through the string arguments of working tools. A tool out of service (its backend is
-    out of reach) cannot show evidence through a payload that needs the backend, so only the SSRF probe (whose
-    payload is the one address the sandbox serves) reaches it, and with its first payload alone."""
+    """Send each payload through the string arguments of working tools (see _probe_targets). A tool whose backend is
+    out of reach gets the SSRF probe's first payload alone; one that goes out of service during the probe, no more."""
     tally = ProbeTally()
-    tools = ctx.read_only_tools() if seen is not None else ctx.working_tools()
-    for tool, param in _string_params(ctx, tools):
+    for tool, param in _probe_targets(ctx, addresses=seen is not None):
         if tool not in tally.tools:
             tally.tools.append(tool)
         for payload in payloads:
@@ -263,7 +275,8 @@ def _judge_injection(ctx: ComplianceContext, tally: ProbeTally, kind: str) -> Ou
     """Evidence (a marker only the payload can produce) fails the check whatever else the tool does. Without
     it, only tools whose call succeeds without the payload count: a tool that fails for every input never let
     the payload reach the code under test."""
-    out_of_service = ctx.service_note([tool for tool in _probed_tools(ctx) if tool not in tally.tools])
+    unprobed = [tool for tool in _probed_tools(ctx) if tool not in tally.tools]
+    out_of_service = service_summary(ctx, unprobed)
     if tally.sent == 0:
         if out_of_service:
             return not_evaluable(f"the {kind} payload", f"none was sent, every tool's backend is out of reach: "
@@ -280,8 +293,7 @@ def _judge_injection(ctx: ComplianceContext, tally: ProbeTally, kind: str) -> Ou
         return not_evaluable(f"the {kind} payload", "; ".join(reasons))
     evaluated = [str(tool["name"]) for tool in tally.tools if str(tool["name"]) not in failing]
     unevaluable = f"; not evaluable (failing without the payload too): {', '.join(failing)}" if failing else ""
-    if out_of_service:
-        unevaluable += f"; not probed, out of service: {out_of_service}"
+    unevaluable += left_out(ctx, unprobed, "probed")
     return passed(f"no evidence of {kind} in {', '.join(evaluated)} ({reached}{unevaluable})")
 
 
@@ -366,12 +378,17 @@ def canary_server() -> Iterator[tuple[str, threading.Event]]:
                   why="One huge argument must not take the server down for every client.",
                   fix="Bound input sizes and answer oversized ones with an error.")
 def check_oversized_input(ctx: ComplianceContext) -> Outcome:
-    targets = _string_params(ctx)
+    # Survival needs an answer, not a working call: a tool whose backend is out of reach does when no other has a
+    # text argument (its error answer comes after the argument was read), but it is slow to fail, so it comes last.
+    targets = _string_params(ctx, ctx.working_tools()) or _string_params(ctx)
     big = "x" * OVERSIZED_BYTES
+    fallback = ""
     if targets:
         tool, param = targets[0]
         name, usual = str(tool["name"]), ctx.arguments_for(tool)
         arguments = {**usual, param: big}
+        if ctx.backend_down(name):
+            fallback = f" (every read-only tool with a text argument is out of service; {ctx.service_note([tool])})"
     else:
         name, usual, arguments = UNKNOWN_TOOL, {}, {"payload": big}
     # The verdict is about survival, so the baseline must have been answered; an error answer is fine.
@@ -383,7 +400,7 @@ def check_oversized_input(ctx: ComplianceContext) -> Outcome:
         return failed(f"the server stopped serving after a {OVERSIZED_BYTES // 1024} KiB argument to {name} "
                       f"(it answered the same call without it: {describe(baseline)})")
     answered = "no answer" if response is None else ("an error" if is_error(response) else "a result")
-    return passed(f"a {OVERSIZED_BYTES // 1024} KiB argument to {name} got {answered}; still serving")
+    return passed(f"a {OVERSIZED_BYTES // 1024} KiB argument to {name} got {answered}; still serving{fallback}")
 
 
 def _crashed_on(response: JsonObject | None) -> bool:

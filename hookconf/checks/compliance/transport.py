@@ -17,6 +17,7 @@ from hookconf.checks.compliance.catalog import (
     skipped,
     warned,
 )
+from hookconf.checks.compliance.choice import failure_echoes, left_out, service_summary, text_parameters
 from hookconf.checks.compliance.context import ComplianceContext, error_code, is_error, not_evaluable_rejection
 from hookconf.checks.compliance.errors import METHOD_NOT_FOUND, unknown_method
 from hookconf.wire.http import SESSION_HEADER, TOO_MANY_REQUESTS, HttpExchange, HttpReply, HttpTransport
@@ -57,19 +58,25 @@ def check_framing(ctx: ComplianceContext) -> Outcome:
                   fix="Read and write stdin/stdout as UTF-8 (not the locale's encoding).")
 def check_unicode(ctx: ComplianceContext) -> Outcome:
     mangled = UNICODE_PAYLOAD.encode("utf-8").decode("latin-1")
-    for tool in ctx.read_only_tools():
-        properties = (tool.get("inputSchema") or {}).get("properties") or {}
-        text_param = next((n for n, s in properties.items() if isinstance(s, dict) and s.get("type") == "string"), None)
-        if text_param is None:
-            continue
-        arguments = {**ctx.arguments_for(tool), text_param: UNICODE_PAYLOAD}
+    candidates = [(tool, params[0]) for tool in ctx.read_only_tools() if (params := text_parameters(tool))]
+    # A tool whose backend is out of reach answers with that backend's error: the text comes back only if the error
+    # repeats the argument, which its usual call shows.
+    called = [(tool, param) for tool, param in candidates
+              if not ctx.backend_down(str(tool["name"])) or failure_echoes(ctx, tool, param)]
+    unused = [tool for tool, param in candidates if (tool, param) not in called]
+    if candidates and not called:
+        return skipped("the round trip could not be observed: every read-only tool with a text argument is out of "
+                       f"service, and its error does not repeat the argument ({service_summary(ctx, unused)})")
+    for tool, param in called:
+        arguments = {**ctx.arguments_for(tool), param: UNICODE_PAYLOAD}
         output = json.dumps(ctx.call_tool(str(tool["name"]), arguments), ensure_ascii=False)
         if UNICODE_PAYLOAD in output:
             return passed(f"{tool['name']} echoed the non-ASCII text intact")
         if mangled in output:
             ctx.rests_on_evidence()  # the garbled form of hookconf's own text, whatever else failed
             return failed(f"{tool['name']} returned the text garbled: {mangled!r}")
-    return skipped("no read-only tool echoed its text argument, so the round trip could not be observed")
+    return skipped("no read-only tool echoed its text argument, so the round trip could not be observed"
+                   + left_out(ctx, unused))
 
 
 @compliance_check(
