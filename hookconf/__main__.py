@@ -1,3 +1,3 @@
-from hookconf.cli import main
+from hookconf.cli import run
 
-raise SystemExit(main())
+run()

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-import httpx2
 
 from hookconf.budget import AuditClock
 from hookconf.checks.compliance import CHECKS, Category, ComplianceCheck
@@ -205,10 +204,18 @@ def _run_guarded(check: ComplianceCheck, ctx: ComplianceContext) -> Outcome:
         return skipped(f"not run: {exc}")
     except (TransportClosedError, RequestTimeoutError) as exc:
         return failed(f"the server stopped answering: {exc}")
-    except httpx2.HTTPError as exc:
-        return failed(f"HTTP request failed: {exc}")
     except HookconfError as exc:
         return undecided(f"could not run: {exc}")
+    except Exception as exc:
+        if not _http_error(exc):
+            raise
+        return failed(f"HTTP request failed: {exc}")
+
+
+def _http_error(exc: Exception) -> bool:
+    """An httpx2 error; httpx2 is imported only by an audit over HTTP, and without it there is none."""
+    httpx2 = sys.modules.get("httpx2")
+    return httpx2 is not None and isinstance(exc, httpx2.HTTPError)
 
 
 def _death_note(session: McpSession) -> str:

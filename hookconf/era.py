@@ -13,8 +13,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import httpx2
-
 from hookconf import AUTO_SPEC_VERSION, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, STATELESS_REVISIONS
 from hookconf.config import ServerConfig
 from hookconf.errors import RequestTimeoutError, ServerStartError, TransportClosedError
@@ -110,10 +108,12 @@ def _pinned_stateless(session: McpSession, revision: str) -> Connection:
 
 
 def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Connection:
-    # Importing a revision's models takes a few hundred ms: import both eras' while the server boots
-    # and answers the probe, rather than the winner's after it.
-    threading.Thread(target=_import_models, name="hookconf-models", daemon=True).start()
+    # Importing a revision's models takes 50 ms or more: import them while the server boots and answers
+    # the probe, rather than after it; the stateless era's only while that may still be the answer.
+    probed: list[ProbeAnswer] = []
+    threading.Thread(target=_import_models, args=(probed,), name="hookconf-models", daemon=True).start()
     answer = probe(session)
+    probed.append(answer)
     if answer.stateless:
         # Over HTTP the probe went through a throwaway client: the audit's own first exchange is a discover too.
         session.discover(answered=None if isinstance(session.transport, HttpTransport) else answer.response)
@@ -192,9 +192,12 @@ def dual_era_warning(other: str, evidence: str) -> str:
             f"{STATELESS_REVISION}; run again with --spec-version {other} to grade its handshake side.")
 
 
-def _import_models() -> None:
-    for revision in (STATELESS_REVISION, LATEST_HANDSHAKE_REVISION):
-        models_for(revision)
+def _import_models(probed: list[ProbeAnswer]) -> None:
+    """The handshake era's models first: every audit needs them (a stateless one for the dual-era check's
+    initialize); then the stateless era's, unless the probe has said by then that the server does not speak it."""
+    models_for(LATEST_HANDSHAKE_REVISION)
+    if not probed or probed[0].stateless:
+        models_for(STATELESS_REVISION)
 
 
 # --- the probe ---------------------------------------------------------------------------------------
@@ -222,6 +225,8 @@ def probe(session: McpSession) -> ProbeAnswer:
 
 
 def _probe_http(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
+    import httpx2
+
     try:
         reply = _post_probe(main, timeout_s)
         if reply is None or reply.status == TOO_MANY_REQUESTS:
@@ -243,6 +248,8 @@ def _probe_http(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
 
 def _post_probe(main: HttpTransport, timeout_s: float) -> HttpReply | None:
     """The probe's reply, or None when it timed out."""
+    import httpx2
+
     transport = HttpTransport(main.url, Recording(), main.configured_headers, timeout_s)
     transport.meta = stateless_meta()
     transport.protocol_version = STATELESS_REVISION

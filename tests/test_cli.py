@@ -137,3 +137,49 @@ def test_module_entry_point_and_help_run_without_the_audit_stack() -> None:
     assert "check" in completed.stdout
     assert "explain" in completed.stdout
     assert "HEAVY []" in completed.stdout
+
+
+QUICK_EXIT = """
+import atexit, sys, threading, time
+from pathlib import Path
+from hookconf.cli import exit_now
+marker = Path(sys.argv[1])
+atexit.register(lambda: marker.with_suffix('.atexit').write_text('ran'))
+if sys.argv[2] == 'worker':
+    threading.Thread(target=lambda: (time.sleep(0.3), marker.write_text('done'))).start()
+sys.stdout.write('buffered output')
+exit_now(3)
+"""
+
+
+@pytest.mark.parametrize("left_running", ["nothing", "worker"])
+def test_the_quick_exit_flushes_runs_exit_handlers_and_waits_for_a_working_thread(
+    tmp_path: Path, left_running: str
+) -> None:
+    marker = tmp_path / "worker.txt"
+    completed = subprocess.run([sys.executable, "-c", QUICK_EXIT, str(marker), left_running],
+                               check=False, capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 3
+    assert completed.stdout == "buffered output"
+    assert marker.with_suffix(".atexit").read_text() == "ran"
+    assert marker.exists() == (left_running == "worker")  # the exit waited for the thread that was still working
+
+
+def test_a_stdio_audit_never_loads_the_http_client_and_collects_garbage_once_started(
+    write_config: Callable[..., Path]
+) -> None:
+    path = write_config(stdio_server("good_server.py"))
+    probe = ("import gc, sys\nfrom hookconf.cli import main\n"
+             "gc.disable()  # as the entry does until the audit's imports are done\n"
+             f"code = main(['check', {str(path)!r}, '--output', 'json'])\n"
+             "print('EXIT', code, 'HTTP', [m for m in ('httpx2', 'httpx', 'httpcore') if m in sys.modules], "
+             "'GC', gc.isenabled(), file=sys.stderr)")
+    completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(completed.stdout)["server"]["transport"] == "stdio"
+    assert "EXIT 0 HTTP [] GC True" in completed.stderr
+
+
+def test_a_command_other_than_check_collects_garbage() -> None:
+    probe = "import gc\nfrom hookconf.cli import main\ngc.disable()\nmain(['list'])\nprint('GC', gc.isenabled())"
+    completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert completed.stdout.rstrip().endswith("GC True")

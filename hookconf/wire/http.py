@@ -10,15 +10,16 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-import httpx2
 
 from hookconf.errors import ConnectionFailedError, NoUsableAnswerError, ServerStartError
 from hookconf.wire.process import ServerProcess
 from hookconf.wire.recording import JSON_RPC, Recording
 from hookconf.wire.transport import Transport, meant_as_message, parse_message
+
+if TYPE_CHECKING:
+    import httpx2
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
@@ -97,6 +98,8 @@ def _lines_until(deadline: float, response: httpx2.Response) -> Iterator[str]:
     """The stream's lines until the deadline. Keep-alive comments and empty events carry no message, so
     without it a stream that sends them more often than the read timeout would be read forever; a stream
     that falls silent ends at the read timeout."""
+    import httpx2
+
     try:
         for line in response.iter_lines():
             if time.monotonic() >= deadline:
@@ -122,6 +125,8 @@ class HttpTransport(Transport):
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self.exchanges: list[HttpExchange] = []
+        import httpx2  # with the first HTTP transport: a stdio audit never loads it (40 ms of imports)
+
         self._client = httpx2.Client(headers=headers, timeout=httpx2.Timeout(timeout_s, connect=timeout_s))
 
     def _headers(self, body: str | None = None, session: bool = True) -> dict[str, str]:
@@ -154,6 +159,8 @@ class HttpTransport(Transport):
     def _post(self, raw: str) -> None:
         """POST one message and hand on what comes back. A request that gets no JSON-RPC answer because the
         connection failed or the endpoint answered with an error status fails at once, with the cause."""
+        import httpx2
+
         request_id = _request_id(raw)
         try:
             with self._client.stream("POST", self.url, content=raw.encode(), headers=self._headers(raw)) as response:
@@ -201,6 +208,8 @@ class HttpTransport(Transport):
         `headers` are merged over the usual ones; a value of "" removes that header. An SSE answer
         is read to its end, except for GET, whose stream may stay open: only its status and headers count.
         """
+        import httpx2
+
         merged = self._headers(body, session)
         for name, value in (headers or {}).items():  # header names are case-insensitive: an override replaces
             merged = {k: v for k, v in merged.items() if k.lower() != name.lower()}
@@ -263,6 +272,8 @@ class HttpTransport(Transport):
     def close(self) -> None:
         """End the session (DELETE) and stop the process; a second close (a server replaced after a hang is
         closed again with the audit's other sessions) does nothing more."""
+        import httpx2
+
         if self.session_id and not self._client.is_closed:
             with contextlib.suppress(httpx2.HTTPError):
                 self._client.delete(self.url, headers=self._headers(), timeout=2.0)
