@@ -109,7 +109,7 @@ class ComplianceCheck:
         return f"{SPEC_BASE}/{revision}/{self.spec}"
 
 
-CHECKS: dict[str, ComplianceCheck] = {}
+CHECKS: dict[str, ComplianceCheck] = {}  # category by category, in Category's order; see _keep_category_order
 
 
 def compliance_check(
@@ -140,9 +140,19 @@ def compliance_check(
         CHECKS[id] = ComplianceCheck(id, category, title, required, spec, why, fix, _by_rule(run, should),
                                      capability, transport, revisions, lighthouse, graded, after_all, fresh_session,
                                      stateless_required, should, advice)
+        _keep_category_order()
         return run
 
     return register
+
+
+def _keep_category_order() -> None:
+    """The catalog, and so the report, lists the checks category by category in Category's order, each category
+    in the order its checks are declared; whichever module is imported first (they import one another's helpers)."""
+    rank = {category: position for position, category in enumerate(Category)}
+    ordered = sorted(CHECKS.values(), key=lambda check: rank[check.category])
+    CHECKS.clear()
+    CHECKS.update((check.id, check) for check in ordered)
 
 
 def _by_rule(run: CheckRunner, should: Rule | None) -> CheckRunner:
