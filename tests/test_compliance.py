@@ -13,7 +13,7 @@ from hookconf import COMPLIANCE_SUITE
 from hookconf.checks.compliance import CHECKS, Category
 from hookconf.checks.compliance.context import ComplianceContext, failure_text
 from hookconf.checks.compliance.lifecycle import UNKNOWN_REVISION
-from hookconf.compliance_runner import ComplianceOptions, prepare_compliance, run_compliance
+from hookconf.compliance_runner import ComplianceOptions, planned_checks, prepare_compliance, run_compliance
 from hookconf.config import parse_config
 from hookconf.era import connect
 from hookconf.report import github, human, sarif
@@ -343,6 +343,15 @@ def test_each_check_lives_in_the_module_of_its_category() -> None:
 def test_the_catalog_lists_its_checks_category_by_category() -> None:
     categories = [check.category for check in CHECKS.values()]
     assert categories == sorted(categories, key=list(Category).index)
+
+
+def test_the_checks_run_in_their_old_order_not_the_catalogs() -> None:
+    # A verdict can rest on what ran before it: tools-call picks a tool no earlier check found out of service.
+    order = [check.id for check in planned_checks(ComplianceOptions())]
+    assert order[0] == "error-unknown-method"
+    assert order.index("tools-call") < order.index("lifecycle-progress-token") < order.index("security-sql-injection")
+    assert order.index("security-rate-limiting") < order.index("lifecycle-discover") < order.index("stdio-unicode")
+    assert order.index("transport-session-ignored") < order.index("stdio-unicode")
 
 
 def test_the_fresh_server_is_started_before_the_checks_and_serves_the_first_fresh_check() -> None:

@@ -170,6 +170,27 @@ def _by_rule(run: CheckRunner, should: Rule | None) -> CheckRunner:
     return judged
 
 
+# The order the checks run in (before those that open a fresh session or judge the whole recording). It is not
+# the catalog's: a verdict can rest on what ran before it (a tool once found out of service is not picked again),
+# so the checks run in the order they ran before the catalog was arranged by category. Each row: whether it holds
+# the 2026-07-28-only checks (revisions=STATELESS) or the others, and its categories in turn.
+RUN_ORDER: tuple[tuple[bool, tuple[Category, ...]], ...] = (
+    (False, (Category.ERRORS, Category.TOOLS, Category.RESOURCES, Category.PROMPTS, Category.LIFECYCLE,
+             Category.SCHEMA, Category.PRACTICES, Category.SECURITY)),
+    (True, (Category.LIFECYCLE, Category.TOOLS, Category.RESOURCES, Category.PROMPTS, Category.ERRORS,
+            Category.SCHEMA)),
+    (True, (Category.TRANSPORT,)),
+    (False, (Category.TRANSPORT,)),
+)
+
+
+def in_run_order(checks: list[ComplianceCheck]) -> list[ComplianceCheck]:
+    """`checks` in RUN_ORDER, each row's checks of one category in catalog order."""
+    rank = {(stateless_only, category): position for position, (stateless_only, category) in
+            enumerate((only, category) for only, categories in RUN_ORDER for category in categories)}
+    return sorted(checks, key=lambda check: rank[(check.revisions == STATELESS, check.category)])
+
+
 def since(revision: str) -> tuple[str, ...]:
     return tuple(r for r in ALL_REVISIONS if r >= revision)
 
