@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from hookconf.budget import AuditClock
 from hookconf.checks.compliance import CHECKS, Category, ComplianceCheck
-from hookconf.checks.compliance.catalog import Outcome, failed, select, skipped, undecided
+from hookconf.checks.compliance.catalog import Outcome, failed, in_run_order, select, skipped, undecided
 from hookconf.checks.compliance.context import ComplianceContext, HungToolError
 from hookconf.config import AuditConfig
 from hookconf.errors import HookconfError, RequestTimeoutError, TransportClosedError
@@ -56,7 +56,7 @@ def planned_checks(options: ComplianceOptions) -> list[ComplianceCheck]:
     Checks that need a fresh server run after the others, so that the spare process started at the
     beginning has booted by then; those that judge the whole recording come last.
     """
-    chosen = select(list(CHECKS.values()), list(options.only), list(options.skip))
+    chosen = select(in_run_order(list(CHECKS.values())), list(options.only), list(options.skip))
     return sorted(chosen, key=lambda check: (check.after_all, check.fresh_session))
 
 

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from hookconf import COMPLIANCE_SUITE
-from hookconf.checks.compliance import CHECKS
+from hookconf.checks.compliance import CHECKS, Category
 from hookconf.checks.compliance.context import ComplianceContext, failure_text
 from hookconf.checks.compliance.lifecycle import UNKNOWN_REVISION
-from hookconf.compliance_runner import ComplianceOptions, prepare_compliance, run_compliance
+from hookconf.compliance_runner import ComplianceOptions, planned_checks, prepare_compliance, run_compliance
 from hookconf.config import parse_config
 from hookconf.era import connect
 from hookconf.report import github, human, sarif
@@ -324,6 +324,34 @@ def test_every_lighthouse_check_is_mapped() -> None:
     lighthouse_ids = [i for _, _, ids in LIGHTHOUSE_CATEGORIES for i in ids]
     assert len(lighthouse_ids) == 21
     assert [i for i in lighthouse_ids if i not in mapping] == []
+
+
+# Where each category's checks live, for both eras: one module per category (features holds three).
+CATEGORY_MODULES = {
+    Category.TRANSPORT: "transport", Category.LIFECYCLE: "lifecycle", Category.TOOLS: "features",
+    Category.RESOURCES: "features", Category.PROMPTS: "features", Category.ERRORS: "errors",
+    Category.SCHEMA: "schema", Category.SECURITY: "security", Category.PRACTICES: "schema",
+}
+
+
+def test_each_check_lives_in_the_module_of_its_category() -> None:
+    misplaced = [(check.id, check.run.__module__) for check in CHECKS.values()
+                 if check.run.__module__ != f"hookconf.checks.compliance.{CATEGORY_MODULES[check.category]}"]
+    assert misplaced == []
+
+
+def test_the_catalog_lists_its_checks_category_by_category() -> None:
+    categories = [check.category for check in CHECKS.values()]
+    assert categories == sorted(categories, key=list(Category).index)
+
+
+def test_the_checks_run_in_their_old_order_not_the_catalogs() -> None:
+    # A verdict can rest on what ran before it: tools-call picks a tool no earlier check found out of service.
+    order = [check.id for check in planned_checks(ComplianceOptions())]
+    assert order[0] == "error-unknown-method"
+    assert order.index("tools-call") < order.index("lifecycle-progress-token") < order.index("security-sql-injection")
+    assert order.index("security-rate-limiting") < order.index("lifecycle-discover") < order.index("stdio-unicode")
+    assert order.index("transport-session-ignored") < order.index("stdio-unicode")
 
 
 def test_the_fresh_server_is_started_before_the_checks_and_serves_the_first_fresh_check() -> None:

@@ -1,4 +1,5 @@
-"""Protocol compliance: the catalog of checks, one module per area; importing this fills the registry."""
+"""Protocol compliance: the catalog of checks, one module per category, each holding the checks of both eras
+(the 2026-07-28 ones in a section of their own); importing this fills the registry."""
 
 from hookconf.checks.compliance import (
     errors,
@@ -6,11 +7,9 @@ from hookconf.checks.compliance import (
     lifecycle,
     schema,
     security,
-    stateless,
-    stateless_transport,
     transport,
 )
 from hookconf.checks.compliance.catalog import CHECKS, Category, ComplianceCheck
 
 __all__ = ["CHECKS", "Category", "ComplianceCheck", "errors", "features", "lifecycle", "schema", "security",
-           "stateless", "stateless_transport", "transport"]
+           "transport"]

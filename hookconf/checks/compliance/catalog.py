@@ -109,7 +109,7 @@ class ComplianceCheck:
         return f"{SPEC_BASE}/{revision}/{self.spec}"
 
 
-CHECKS: dict[str, ComplianceCheck] = {}
+CHECKS: dict[str, ComplianceCheck] = {}  # category by category, in Category's order; see _keep_category_order
 
 
 def compliance_check(
@@ -140,9 +140,19 @@ def compliance_check(
         CHECKS[id] = ComplianceCheck(id, category, title, required, spec, why, fix, _by_rule(run, should),
                                      capability, transport, revisions, lighthouse, graded, after_all, fresh_session,
                                      stateless_required, should, advice)
+        _keep_category_order()
         return run
 
     return register
+
+
+def _keep_category_order() -> None:
+    """The catalog, and so the report, lists the checks category by category in Category's order, each category
+    in the order its checks are declared; whichever module is imported first (they import one another's helpers)."""
+    rank = {category: position for position, category in enumerate(Category)}
+    ordered = sorted(CHECKS.values(), key=lambda check: rank[check.category])
+    CHECKS.clear()
+    CHECKS.update((check.id, check) for check in ordered)
 
 
 def _by_rule(run: CheckRunner, should: Rule | None) -> CheckRunner:
@@ -158,6 +168,27 @@ def _by_rule(run: CheckRunner, should: Rule | None) -> CheckRunner:
         return Outcome(Status.WARN, f"{outcome.details}; the spec: {should.citation()}")
 
     return judged
+
+
+# The order the checks run in (before those that open a fresh session or judge the whole recording). It is not
+# the catalog's: a verdict can rest on what ran before it (a tool once found out of service is not picked again),
+# so the checks run in the order they ran before the catalog was arranged by category. Each row: whether it holds
+# the 2026-07-28-only checks (revisions=STATELESS) or the others, and its categories in turn.
+RUN_ORDER: tuple[tuple[bool, tuple[Category, ...]], ...] = (
+    (False, (Category.ERRORS, Category.TOOLS, Category.RESOURCES, Category.PROMPTS, Category.LIFECYCLE,
+             Category.SCHEMA, Category.PRACTICES, Category.SECURITY)),
+    (True, (Category.LIFECYCLE, Category.TOOLS, Category.RESOURCES, Category.PROMPTS, Category.ERRORS,
+            Category.SCHEMA)),
+    (True, (Category.TRANSPORT,)),
+    (False, (Category.TRANSPORT,)),
+)
+
+
+def in_run_order(checks: list[ComplianceCheck]) -> list[ComplianceCheck]:
+    """`checks` in RUN_ORDER, each row's checks of one category in catalog order."""
+    rank = {(stateless_only, category): position for position, (stateless_only, category) in
+            enumerate((only, category) for only, categories in RUN_ORDER for category in categories)}
+    return sorted(checks, key=lambda check: rank[(check.revisions == STATELESS, check.category)])
 
 
 def since(revision: str) -> tuple[str, ...]:

@@ -1,4 +1,5 @@
-"""Error handling: unknown methods, malformed JSON and requests, bad tool calls, cursors, ids."""
+"""Error handling: unknown methods, malformed JSON and requests, bad tool calls, cursors, ids; and the error codes
+2026-07-28 retired."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 from collections.abc import Callable
 
 from hookconf.checks.compliance.catalog import (
+    STATELESS,
     Category,
     Outcome,
     Rule,
@@ -32,6 +34,7 @@ UNKNOWN_METHOD = {"jsonrpc": "2.0", "id": "hookconf-unknown-method-1", "method":
 INVALID_REQUEST_MESSAGE = {"jsonrpc": "2.0", "id": "hookconf-invalid-request-1", "method": 42}
 TRUNCATED_JSON = '{"jsonrpc": "2.0", "id": "hookconf-parse-1", "method": "ping"'
 UNKNOWN_TOOL = "hookconf_no_such_tool_7f3a"
+RETIRED_CODES = {-32002: "resource not found (now -32602)", -32042: "URL elicitation required (MRTR replaced it)"}
 LIST_KEYS = {"tools/list": "tools", "resources/list": "resources", "prompts/list": "prompts"}
 GATED_METHODS = {
     "prompts": ("prompts/list", {}),
@@ -327,3 +330,20 @@ def check_error_format(ctx: ComplianceContext) -> Outcome:
     if bad:
         return failed(f"{len(bad)} of {len(errors)} errors lack an integer code or a string message: {bad[0]}")
     return passed(f"all {len(errors)} errors well formed")
+
+
+# --- 2026-07-28 only ---------------------------------------------------------------------------------
+@compliance_check("error-retired-codes", Category.ERRORS, "No retired error codes", revisions=STATELESS,
+                  spec="basic#error-codes", after_all=True,
+                  why="-32002 and -32042 are retired and never reused; clients of 2026-07-28 do not know them.",
+                  fix="Use -32602 for unknown resources; use input_required results instead of -32042.")
+def check_retired_codes(ctx: ComplianceContext) -> Outcome:
+    messages = ctx.all_received()
+    if not messages:
+        return failed("nothing was received to inspect")
+    errors = [m["error"] for m in messages if isinstance(m, dict) and isinstance(m.get("error"), dict)]
+    retired = sorted({f"{e.get('code')} ({RETIRED_CODES[e.get('code')]})" for e in errors
+                      if e.get("code") in RETIRED_CODES})
+    if retired:
+        return failed(f"retired codes used: {', '.join(retired)}")
+    return passed(f"{len(errors)} errors, none with a retired code")

@@ -1,4 +1,5 @@
-"""Tools, resources and prompts: the lists, their pagination, and one call, read and get each."""
+"""Tools, resources and prompts: the lists, their pagination, and one call, read and get each; each category
+ends with its 2026-07-28 checks (the caching hints of its results, and what else that revision added)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import time
 from hookconf.checks.backend import sandbox_note
 from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
+    STATELESS,
     Category,
     Outcome,
     advised,
@@ -16,7 +18,9 @@ from hookconf.checks.compliance.catalog import (
     skipped,
     undecided,
 )
-from hookconf.checks.compliance.context import ComplianceContext, backend_failure, describe, is_error
+from hookconf.checks.compliance.context import ComplianceContext, backend_failure, describe, error_code, is_error
+from hookconf.checks.compliance.errors import INVALID_PARAMS, RETIRED_CODES
+from hookconf.checks.compliance.lifecycle import caching_problem
 from hookconf.session import Listing
 from hookconf.wire.transport import JsonObject
 
@@ -32,6 +36,25 @@ def _list_outcome(listing: Listing, what: str) -> Outcome:
 
 def _schema_errors(ctx: ComplianceContext, method: str) -> list[str]:
     return [f"{'; '.join(v.errors)}" for v in ctx.session.violations if v.method == method]
+
+
+def _caching_outcome(ctx: ComplianceContext, method: str) -> Outcome:
+    results = ctx.results_for(method)
+    if not results:
+        return failed(f"no {method} result was received to inspect")
+    problems = [p for _, result in results if (p := caching_problem(result))]
+    if problems:
+        return failed(f"{len(problems)} of {len(results)} {method} results: {problems[0]}")
+    return passed(f"{len(results)} {method} result(s) carry ttlMs and cacheScope")
+
+
+def _listing_caching(ctx: ComplianceContext, method: str, key: str) -> Outcome:
+    listing = ctx.listing(method, key)
+    if listing.error is not None and not ctx.results_for(method):
+        if listing.error.get("code") == -32601 and method == "resources/templates/list":
+            return skipped("resources/templates/list is not supported (-32601)")
+        return failed(f"{method} failed with {describe({'error': listing.error})}; no result to inspect")
+    return _caching_outcome(ctx, method)
 
 
 @compliance_check("tools-list", Category.TOOLS, "tools/list returns a valid list", required=True, capability="tools",
@@ -161,6 +184,33 @@ def check_tools_list_time(ctx: ComplianceContext) -> Outcome:
     return passed(f"tools/list answered in {elapsed_ms:.0f} ms")
 
 
+# --- tools, 2026-07-28 only: caching hints, a stable order ---------------------------------------
+@compliance_check("tools-list-caching", Category.TOOLS, "tools/list carries caching hints", required=True,
+                  capability="tools", revisions=STATELESS, spec="server/tools#listing-tools",
+                  why="Clients cache the tool list for ttlMs instead of listing before every call.",
+                  fix="Add ttlMs and cacheScope to every tools/list result.")
+def check_tools_list_caching(ctx: ComplianceContext) -> Outcome:
+    return _listing_caching(ctx, "tools/list", "tools")
+
+
+@compliance_check("tools-list-deterministic-order", Category.TOOLS, "tools/list order is deterministic",
+                  capability="tools", revisions=STATELESS, spec="server/tools#listing-tools",
+                  why="Cached and fresh lists are compared by clients and gateways; a shuffled order looks like a "
+                  "change and defeats caching.",
+                  fix="List tools in a stable order (e.g. registration order or sorted by name).")
+def check_deterministic_order(ctx: ComplianceContext) -> Outcome:
+    ctx.listing("tools/list", "tools")
+    while len(ctx.session.tool_listings) < 2:
+        if ctx.session.list_all("tools/list", "tools").error is not None:
+            return failed("a repeated tools/list failed")
+    orders = [[str(t.get("name")) for t in listing] for listing in ctx.session.tool_listings]
+    changed = [n for n, order in enumerate(orders[1:], start=2) if order != orders[0]]
+    if changed:
+        return failed(f"listing {changed[0]} orders the tools differently: {orders[changed[0] - 1][:5]} "
+                      f"instead of {orders[0][:5]}")
+    return passed(f"{len(orders)} listings in the same order")
+
+
 # --- resources -----------------------------------------------------------------------------------
 @compliance_check("resources-list", Category.RESOURCES, "resources/list returns a valid list", required=True,
                   capability="resources", spec="server/resources#listing-resources",
@@ -237,6 +287,53 @@ def check_resources_subscribe(ctx: ComplianceContext) -> Outcome:
     return passed(f"subscribed to and unsubscribed from {uri}")
 
 
+# --- resources, 2026-07-28 only: caching hints, -32602 for an unknown one ------------------------
+@compliance_check("resources-list-caching", Category.RESOURCES, "resources/list carries caching hints", required=True,
+                  capability="resources", revisions=STATELESS, spec="server/resources#listing-resources",
+                  why="Clients cache the resource list for ttlMs.",
+                  fix="Add ttlMs and cacheScope to every resources/list result.")
+def check_resources_list_caching(ctx: ComplianceContext) -> Outcome:
+    return _listing_caching(ctx, "resources/list", "resources")
+
+
+@compliance_check("resources-templates-caching", Category.RESOURCES, "resources/templates/list carries caching hints",
+                  capability="resources", revisions=STATELESS, spec="server/resources#resource-templates",
+                  why="Clients cache the template list for ttlMs.",
+                  fix="Add ttlMs and cacheScope to every resources/templates/list result.")
+def check_templates_caching(ctx: ComplianceContext) -> Outcome:
+    return _listing_caching(ctx, "resources/templates/list", "resourceTemplates")
+
+
+@compliance_check("resources-read-caching", Category.RESOURCES, "resources/read carries caching hints", required=True,
+                  capability="resources", revisions=STATELESS, spec="server/resources#reading-resources",
+                  why="Clients cache resource contents for ttlMs instead of reading them again.",
+                  fix="Add ttlMs and cacheScope to every resources/read result.")
+def check_read_caching(ctx: ComplianceContext) -> Outcome:
+    if not ctx.results_for("resources/read"):
+        uris = [r["uri"] for r in ctx.listing("resources/list", "resources").items if isinstance(r.get("uri"), str)]
+        if not uris:
+            return skipped("no listed resource to read")
+        ctx.request("resources/read", {"uri": uris[0]})
+    return _caching_outcome(ctx, "resources/read")
+
+
+@compliance_check("resources-not-found", Category.RESOURCES, "A nonexistent resource is answered with -32602",
+                  required=True, capability="resources", revisions=STATELESS,
+                  spec="server/resources#error-handling",
+                  why="2026-07-28 reports an unknown resource as invalid params (-32602); the old -32002 is retired.",
+                  fix="Answer resources/read of an unknown uri with -32602.")
+def check_resource_not_found(ctx: ComplianceContext) -> Outcome:
+    uri = "hookconf://no-such-resource/7f3a"
+    response = ctx.request("resources/read", {"uri": uri})
+    code = error_code(response)
+    if code == INVALID_PARAMS:
+        return passed("-32602 for an unknown resource")
+    if response is not None and not is_error(response):
+        return failed(f"resources/read of {uri} was answered with a result")
+    retired = f" ({RETIRED_CODES[code]}, retired)" if code in RETIRED_CODES else ""
+    return failed(f"resources/read of {uri} got {describe(response)}{retired}, expected -32602")
+
+
 # --- prompts -------------------------------------------------------------------------------------
 @compliance_check("prompts-list", Category.PROMPTS, "prompts/list returns a valid list", required=True,
                   capability="prompts", spec="server/prompts#listing-prompts",
@@ -282,3 +379,12 @@ def check_prompts_get(ctx: ComplianceContext) -> Outcome:
                   fix="Give nextCursor only while there are more pages, and accept it as cursor.")
 def check_prompts_pagination(ctx: ComplianceContext) -> Outcome:
     return _pagination(ctx.listing("prompts/list", "prompts"), "prompts/list")
+
+
+# --- prompts, 2026-07-28 only: caching hints -----------------------------------------------------
+@compliance_check("prompts-list-caching", Category.PROMPTS, "prompts/list carries caching hints", required=True,
+                  capability="prompts", revisions=STATELESS, spec="server/prompts#listing-prompts",
+                  why="Clients cache the prompt list for ttlMs.",
+                  fix="Add ttlMs and cacheScope to every prompts/list result.")
+def check_prompts_list_caching(ctx: ComplianceContext) -> Outcome:
+    return _listing_caching(ctx, "prompts/list", "prompts")

@@ -1,4 +1,5 @@
-"""Schema: tool, resource and prompt definitions, and every message validated against mcp_types."""
+"""Schema: tool, resource and prompt definitions, every message validated against mcp_types, and the resultType
+of 2026-07-28 results."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from typing import Any
 
 import jsonschema
 
+from hookconf import STATELESS_REVISIONS
 from hookconf.checks.compliance.catalog import (
+    STATELESS,
     Category,
     Outcome,
     Rule,
@@ -20,13 +23,16 @@ from hookconf.checks.compliance.catalog import (
     warned,
 )
 from hookconf.checks.compliance.context import ComplianceContext
-from hookconf.validation import WireValidator
+from hookconf.session import INPUT_REQUIRED
+from hookconf.validation import WireValidator, models_for, validation_errors
 from hookconf.wire.transport import JsonObject
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 LIGHTHOUSE_NAME = re.compile(r"^[a-z0-9]+([_-][a-z0-9]+)*$")
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 MAX_LISTED = 5
+MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")  # the methods that may answer input_required
+RESULT_TYPES = ("complete", INPUT_REQUIRED)
 TOOL_NAME_RULE = Rule("Tool names SHOULD be between 1 and 128 characters in length (inclusive). [...] The following "
                       "SHOULD be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits "
                       "(0-9), underscore (_), hyphen (-), and dot (.)",
@@ -194,7 +200,58 @@ def check_wire_valid(ctx: ComplianceContext) -> Outcome:
     return passed(f"all {total} received messages validate against the {ctx.revision} models")
 
 
-# --- best practice (mcp-lighthouse): reported, never graded ------------------------------------
+# --- 2026-07-28 only: resultType and input_required ----------------------------------------------
+@compliance_check("schema-result-type", Category.SCHEMA, "Every result carries resultType", required=True,
+                  revisions=STATELESS, spec="basic#responses", after_all=True,
+                  why="Clients decide how to parse a result from resultType: 'complete' or 'input_required'.",
+                  fix="Add \"resultType\": \"complete\" to every result (\"input_required\" where input is needed).")
+def check_result_type(ctx: ComplianceContext) -> Outcome:
+    results = ctx.results_for()
+    if not results:
+        return failed("no result was received to inspect")
+    bad = sorted({f"{method} ({result.get('resultType')!r})" for method, result in results
+                  if result.get("resultType") not in RESULT_TYPES})
+    if bad:
+        return failed(f"results without a valid resultType: {', '.join(bad[:6])}")
+    return passed(f"all {len(results)} results carry resultType")
+
+
+@compliance_check("schema-no-input-required-on-lists", Category.SCHEMA, "input_required only on MRTR methods",
+                  required=True, revisions=STATELESS, spec="basic#responses", after_all=True,
+                  why="Only tools/call, prompts/get and resources/read may ask the client for input; a list or "
+                  "discover that does leaves the client nothing to retry.",
+                  fix="Answer lists, server/discover and completions with complete results.")
+def check_no_input_required_on_lists(ctx: ComplianceContext) -> Outcome:
+    results = ctx.results_for()
+    if not results:
+        return failed("no result was received to inspect")
+    wrong = sorted({method for method, result in results
+                    if result.get("resultType") == INPUT_REQUIRED and method not in MRTR_METHODS})
+    if wrong:
+        return failed(f"input_required answered to {', '.join(wrong)}")
+    return passed(f"{len(results)} results; input_required only where allowed")
+
+
+@compliance_check("schema-input-required-shape", Category.SCHEMA, "InputRequiredResult is well formed",
+                  revisions=STATELESS, spec="basic#responses", after_all=True,
+                  why="A client can only answer an input request it can read: inputRequests or requestState must be "
+                  "there and match the schema.",
+                  fix="Send input_required results with inputRequests and/or requestState, as the schema defines.")
+def check_input_required_shape(ctx: ComplianceContext) -> Outcome:
+    asked = [result for _, result in ctx.results_for() if result.get("resultType") == INPUT_REQUIRED]
+    if not asked:
+        return skipped("no input_required result was received")
+    model = models_for(STATELESS_REVISIONS[-1]).InputRequiredResult
+    problems = [("; ".join(validation_errors(model, result)) or
+                 ("neither inputRequests nor requestState" if not {"inputRequests", "requestState"} & set(result)
+                  else "")) for result in asked]
+    problems = [p for p in problems if p]
+    if problems:
+        return failed(f"{len(problems)} of {len(asked)} input_required results: {problems[0]}")
+    return passed(f"{len(asked)} input_required results well formed")
+
+
+# --- best practice (mcp-lighthouse): reported, never graded --------------------------------------
 @compliance_check(
     "schema-tool-description", Category.PRACTICES, "Every tool has a description over 10 characters",
                   capability="tools", spec="server/tools#tool", graded=False,
