@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from hookconf import ALL_SUITES, COMPLIANCE_SUITE, HOOK_SUITES, __version__
+from hookconf import ALL_SUITES, COMPLIANCE_SUITE, __version__
 from hookconf.budget import AuditClock, elapsed_ms
 from hookconf.checks import SUITES
 from hookconf.checks.arguments import generated_arguments
@@ -268,7 +268,8 @@ def _audit_tools(
 
 
 def _selected_suites(config: AuditConfig, options: RunOptions) -> list[Suite]:
-    return [SUITES[name] for name in HOOK_SUITES if name in options.suites and name in config.suites]
+    """The registered hook suites the options and the config select, in the registry's (the reports') order."""
+    return [suite for suite in SUITES.values() if suite.name in options.suites and suite.name in config.suites]
 
 
 def _tool_entry(ctx: ToolContext, plan: ToolPlan, outcomes: list[SuiteResult]) -> ToolEntry:
@@ -297,7 +298,7 @@ def sandbox_delta(watch: CallWatch | None) -> SandboxDelta | None:
 def _coverage(tool_entries: list[ToolEntry]) -> Coverage:
     scored = {suite for tool in tool_entries for suite in tool.scored_suites or []}
     return Coverage(toolsListed=len(tool_entries), toolsCalled=sum(bool(tool.called) for tool in tool_entries),
-                    suitesRun=[suite for suite in HOOK_SUITES if suite in scored])
+                    suitesRun=[suite for suite in SUITES if suite in scored])
 
 
 def _disguised_error_outcome(ctx: ToolContext) -> SuiteResult | None:
