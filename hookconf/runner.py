@@ -1,4 +1,4 @@
-"""Plan which suites apply to which tool, run them, emit events, return a Report."""
+"""Plan which suites apply to which tool, run them, return a Report."""
 
 from __future__ import annotations
 
@@ -55,25 +55,11 @@ if TYPE_CHECKING:
     from hookconf.compliance_runner import ComplianceOptions, ComplianceRun
 
 
-class RunListener:
-    """Receives the runner's events; progress displays and reporters subclass it."""
-
-    def started(self, server_name: str, tool_count: int) -> None:
-        """The server answered and its tools are known."""
-
-    def result(self, outcome: SuiteResult) -> None:
-        """One (tool, suite) outcome is final."""
-
-    def finished(self, report: Report) -> None:
-        """The report is complete."""
-
-
 @dataclass(frozen=True)
 class RunOptions:
     suites: Sequence[str] = ALL_SUITES
     tool: str | None = None
     compliance: ComplianceOptions | None = None  # None: every check, no profile
-    listeners: Sequence[RunListener] = field(default_factory=tuple)
     sandbox: Sandbox | None = None  # the audit's sandbox, whose changes are reported per tool
     started: float | None = None  # when the audit began (time.monotonic()), if before run_audit: the budget's start
 
@@ -138,8 +124,6 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
         if listing_error is not None:
             warnings.append(f"No tools audited: {listing_error}")
         tools = selected_tools(listed, config, options.tool)
-        for listener in options.listeners:
-            listener.started(config.server.name, len(tools))
         startup_ms = elapsed_ms(clock.started)
         phase = time.monotonic()
         entries, tool_entries, hangs = _audit_tools(session, tools, config, options, clock)
@@ -162,7 +146,7 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
     tool_entries = [t.model_copy(update={"calls": session.calls_by_tool[t.name]}) for t in tool_entries]
     entries.extend(_violation_entries(session))
     graded = _grade(compliance, clock)
-    report = Report(
+    return Report(
         tool=ToolInfo(version=__version__),
         server=ServerInfo(
             name=config.server.name, transport=config.server.transport, serverInfo=identity.server_info,
@@ -189,9 +173,6 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
                       totalMs=elapsed_ms(clock.started)),
         budget=_budget_outcome(clock),
     )
-    for listener in options.listeners:
-        listener.finished(report)
-    return report
 
 
 def _grade(compliance: ComplianceRun | None, clock: AuditClock) -> Compliance | None:
@@ -259,10 +240,7 @@ def _audit_tools(
         if (why := ctx.out_of_service) is not None:
             out_of_service[ctx.name] = why
         disguised = _disguised_error_outcome(ctx)
-        for outcome in outcomes + ([disguised] if disguised else []):
-            entries.append(_entry(outcome))
-            for listener in options.listeners:
-                listener.result(outcome)
+        entries.extend(_entry(outcome) for outcome in outcomes + ([disguised] if disguised else []))
         tool_entries.append(_tool_entry(ctx, plan, outcomes))
     return entries, tool_entries, HookHangs(sorted(hung), stuck, out_of_service)
 
