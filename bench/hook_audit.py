@@ -58,7 +58,7 @@ def hookconf_audit() -> None:
                            "probes": PROBES})
     # The hook suites only: the compliance suite's cost is measured against mcp-lighthouse in reference_audit.py.
     report = run_audit(config, RunOptions(suites=HOOK_SUITES))
-    assert report.has_failures is False, report.summary
+    assert report.summary.failed == 0, report.summary  # the hook suites alone ran: any failure is theirs
 
 
 def seconds(action: Callable[[], object]) -> float:

@@ -8,6 +8,9 @@ LATEST_HANDSHAKE_REVISION = HANDSHAKE_REVISIONS[-1]
 AUTO_SPEC_VERSION = "auto"  # probe the server; the report names the revision graded, never "auto"
 SPEC_VERSIONS: tuple[str, ...] = (AUTO_SPEC_VERSION, *HANDSHAKE_REVISIONS, *STATELESS_REVISIONS)
 
+# The hook suites, in report order: the one list of their names, here so that the command line and the
+# report renderers need not load the checks. Each name is registered by one module of hookconf.checks, and
+# loading the checks fails when a registered suite is not declared here or a declared one is not registered.
 HOOK_SUITES: tuple[str, ...] = ("idempotency", "side-effects", "latency", "determinism", "dsgvo")
 COMPLIANCE_SUITE = "compliance"
 ALL_SUITES: tuple[str, ...] = (*HOOK_SUITES, COMPLIANCE_SUITE)

@@ -1,4 +1,4 @@
-"""Plan which suites apply to which tool, run them, emit events, return a Report."""
+"""Plan which suites apply to which tool, run them, return a Report."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from hookconf import ALL_SUITES, COMPLIANCE_SUITE, HOOK_SUITES, __version__
+from hookconf import ALL_SUITES, COMPLIANCE_SUITE, __version__
 from hookconf.budget import AuditClock, elapsed_ms
 from hookconf.checks import SUITES
 from hookconf.checks.arguments import generated_arguments
@@ -55,25 +55,11 @@ if TYPE_CHECKING:
     from hookconf.compliance_runner import ComplianceOptions, ComplianceRun
 
 
-class RunListener:
-    """Receives the runner's events; progress displays and reporters subclass it."""
-
-    def started(self, server_name: str, tool_count: int) -> None:
-        """The server answered and its tools are known."""
-
-    def result(self, outcome: SuiteResult) -> None:
-        """One (tool, suite) outcome is final."""
-
-    def finished(self, report: Report) -> None:
-        """The report is complete."""
-
-
 @dataclass(frozen=True)
 class RunOptions:
     suites: Sequence[str] = ALL_SUITES
     tool: str | None = None
     compliance: ComplianceOptions | None = None  # None: every check, no profile
-    listeners: Sequence[RunListener] = field(default_factory=tuple)
     sandbox: Sandbox | None = None  # the audit's sandbox, whose changes are reported per tool
     started: float | None = None  # when the audit began (time.monotonic()), if before run_audit: the budget's start
 
@@ -138,8 +124,6 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
         if listing_error is not None:
             warnings.append(f"No tools audited: {listing_error}")
         tools = selected_tools(listed, config, options.tool)
-        for listener in options.listeners:
-            listener.started(config.server.name, len(tools))
         startup_ms = elapsed_ms(clock.started)
         phase = time.monotonic()
         entries, tool_entries, hangs = _audit_tools(session, tools, config, options, clock)
@@ -162,7 +146,7 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
     tool_entries = [t.model_copy(update={"calls": session.calls_by_tool[t.name]}) for t in tool_entries]
     entries.extend(_violation_entries(session))
     graded = _grade(compliance, clock)
-    report = Report(
+    return Report(
         tool=ToolInfo(version=__version__),
         server=ServerInfo(
             name=config.server.name, transport=config.server.transport, serverInfo=identity.server_info,
@@ -189,9 +173,6 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
                       totalMs=elapsed_ms(clock.started)),
         budget=_budget_outcome(clock),
     )
-    for listener in options.listeners:
-        listener.finished(report)
-    return report
 
 
 def _grade(compliance: ComplianceRun | None, clock: AuditClock) -> Compliance | None:
@@ -259,16 +240,14 @@ def _audit_tools(
         if (why := ctx.out_of_service) is not None:
             out_of_service[ctx.name] = why
         disguised = _disguised_error_outcome(ctx)
-        for outcome in outcomes + ([disguised] if disguised else []):
-            entries.append(_entry(outcome))
-            for listener in options.listeners:
-                listener.result(outcome)
+        entries.extend(_entry(outcome) for outcome in outcomes + ([disguised] if disguised else []))
         tool_entries.append(_tool_entry(ctx, plan, outcomes))
     return entries, tool_entries, HookHangs(sorted(hung), stuck, out_of_service)
 
 
 def _selected_suites(config: AuditConfig, options: RunOptions) -> list[Suite]:
-    return [SUITES[name] for name in HOOK_SUITES if name in options.suites and name in config.suites]
+    """The registered hook suites the options and the config select, in the registry's (the reports') order."""
+    return [suite for suite in SUITES.values() if suite.name in options.suites and suite.name in config.suites]
 
 
 def _tool_entry(ctx: ToolContext, plan: ToolPlan, outcomes: list[SuiteResult]) -> ToolEntry:
@@ -297,7 +276,7 @@ def sandbox_delta(watch: CallWatch | None) -> SandboxDelta | None:
 def _coverage(tool_entries: list[ToolEntry]) -> Coverage:
     scored = {suite for tool in tool_entries for suite in tool.scored_suites or []}
     return Coverage(toolsListed=len(tool_entries), toolsCalled=sum(bool(tool.called) for tool in tool_entries),
-                    suitesRun=[suite for suite in HOOK_SUITES if suite in scored])
+                    suitesRun=[suite for suite in SUITES if suite in scored])
 
 
 def _disguised_error_outcome(ctx: ToolContext) -> SuiteResult | None:

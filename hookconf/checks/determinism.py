@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from hookconf.checks.context import ToolContext
 from hookconf.checks.normalize import all_equal, canonical, differs_only_in_floats, normalized_output, shape
 from hookconf.checks.registry import (
-    TOOL_HUNG,
     Finding,
     SuiteResult,
     hook_suite,
@@ -40,15 +37,7 @@ SHAPE_DRIFT = register_finding(Finding(
 
 @hook_suite(SUITE, weight=15, summary="Response shape stable across calls; no float drift.")
 def check_determinism(ctx: ToolContext) -> SuiteResult:
-    samples = ctx.samples(ctx.config.tries)
-    if ctx.hung:
-        return result(SUITE, ctx.name, Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
-    if (unjudged := ctx.unjudged(samples, "calls")) is not None:
-        return result(SUITE, ctx.name, Status.INDETERMINATE, unjudged.reason, unjudged.code)
-    if (uncompared := ctx.uncompared(samples)) is not None:
-        return result(SUITE, ctx.name, Status.INDETERMINATE, uncompared)
-    verdict = compared(ctx, samples)
-    return replace(verdict, details=verdict.details + ctx.shortfall(samples, ctx.config.tries))
+    return ctx.compared_series(SUITE, compared)
 
 
 def compared(ctx: ToolContext, samples: list[CallOutcome]) -> SuiteResult:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from hookconf.checks.context import ToolContext
 from hookconf.checks.normalize import (
     ISO_TIMESTAMP,
@@ -15,7 +13,6 @@ from hookconf.checks.normalize import (
     normalized_output,
 )
 from hookconf.checks.registry import (
-    TOOL_HUNG,
     Finding,
     SuiteResult,
     hook_suite,
@@ -55,15 +52,7 @@ UUIDS = register_finding(Finding(
 
 @hook_suite(SUITE, weight=30, summary="Same input N times produces the same output.")
 def check_idempotency(ctx: ToolContext) -> SuiteResult:
-    samples = ctx.samples(ctx.config.tries)
-    if ctx.hung:
-        return result(SUITE, ctx.name, Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
-    if (unjudged := ctx.unjudged(samples, "calls")) is not None:
-        return result(SUITE, ctx.name, Status.INDETERMINATE, unjudged.reason, unjudged.code)
-    if (uncompared := ctx.uncompared(samples)) is not None:
-        return result(SUITE, ctx.name, Status.INDETERMINATE, uncompared)
-    verdict = compared(ctx, samples)
-    return replace(verdict, details=verdict.details + ctx.shortfall(samples, ctx.config.tries))
+    return ctx.compared_series(SUITE, compared)
 
 
 def compared(ctx: ToolContext, samples: list[CallOutcome]) -> SuiteResult:

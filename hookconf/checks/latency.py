@@ -77,8 +77,8 @@ def check_latency(ctx: ToolContext) -> SuiteResult:
     if ctx.hung:
         return hung_verdict(ctx)
     samples = series[WARMUP_CALLS:] or series[:WARMUP_CALLS]  # a series cut after its warm-up: that call alone
-    if (unjudged := ctx.unjudged(samples, "timed calls")) is not None:
-        return result(SUITE, ctx.name, Status.INDETERMINATE, unjudged.reason, unjudged.code)
+    if (undecided := ctx.undecided(SUITE, samples, "timed calls", compares=False)) is not None:
+        return undecided
     durations = [sample.duration_ms for sample in samples]
     p50, p95 = percentile(durations, 0.50), percentile(durations, 0.95)
     measured = LatencyFigures(p50_ms=round(p50, 1), p95_ms=round(p95, 1), samples=len(durations),

@@ -1,11 +1,13 @@
-"""One registry of finding codes and one of suites; a name collision is an error at import time."""
+"""One registry of finding codes and one of suites; a name collision is an error at import time, and so is a
+suite registered but not declared in HOOK_SUITES, or declared but not registered."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hookconf import HOOK_SUITES
 from hookconf.verdicts import Status
 
 if TYPE_CHECKING:
@@ -70,7 +72,10 @@ def register_finding(finding: Finding) -> Finding:
 
 
 def hook_suite(name: str, weight: int, summary: str, calls_tool: bool = True) -> Callable[[SuiteRunner], SuiteRunner]:
-    """Register a per-tool suite function under its seed name and weight."""
+    """Register a per-tool suite function under its seed name (declared in HOOK_SUITES) and weight."""
+    if name not in HOOK_SUITES:
+        raise RuntimeError(f"suite {name} is not declared in hookconf.HOOK_SUITES ({', '.join(HOOK_SUITES)}): "
+                           "declare it there, in its place in the reports' order")
 
     def register(run: SuiteRunner) -> SuiteRunner:
         if name in SUITES:
@@ -79,6 +84,17 @@ def hook_suite(name: str, weight: int, summary: str, calls_tool: bool = True) ->
         return run
 
     return register
+
+
+def seal_suites(declared: Sequence[str] = HOOK_SUITES) -> None:
+    """Once the suite modules are loaded: fail unless each declared suite is registered, and order the registry
+    as declared, the order in which the runner runs the suites and the reports list them."""
+    missing = [name for name in declared if name not in SUITES]
+    if missing:
+        raise RuntimeError(f"suite {', '.join(missing)} is declared in hookconf.HOOK_SUITES but no module of "
+                           "hookconf.checks registers it")
+    registered = [SUITES.pop(name) for name in declared]
+    SUITES.update((suite.name, suite) for suite in registered)
 
 
 def result(suite: str, tool: str, status: Status, details: str, code: str | None = None) -> SuiteResult:

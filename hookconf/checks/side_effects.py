@@ -10,7 +10,6 @@ from hookconf.checks.normalize import all_equal, normalized_output
 from hookconf.checks.registry import (
     BACKEND_UNREACHABLE,
     CALL_FAILED,
-    TOOL_HUNG,
     Finding,
     SuiteResult,
     hook_suite,
@@ -98,7 +97,7 @@ def _state_probe_verdict(ctx: ToolContext, state_probe: StateProbe) -> SuiteResu
                       "whose output changes only when state changes")
     call = ctx.call(ctx.name, ctx.arguments)
     if ctx.hung:
-        return result(SUITE, ctx.name, Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
+        return ctx.tool_hung(SUITE)
     after = ctx.call(state_probe.tool, state_probe.args)
     if after.failed:
         return probe_failed(ctx, state_probe, after, " after the call")

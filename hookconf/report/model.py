@@ -219,11 +219,6 @@ class Report(_Model):
             grouped.setdefault(entry.tool, []).append(entry)
         return grouped
 
-    @property
-    def has_failures(self) -> bool:
-        """A hook suite failed; compliance failures decide the exit code only with --strict or --min-grade."""
-        return any(r.status is Status.FAIL and r.suite != "compliance" for r in self.results)
-
     def to_json(self) -> str:
         """The report as JSON, server text as sent: JSON escapes the C0 controls, and `escape_in_json` the
         hidden code points JSON would leave raw (C1, bidi overrides, lone surrogates, which pydantic's own
