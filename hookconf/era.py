@@ -206,7 +206,7 @@ def probe(session: McpSession) -> ProbeAnswer:
     a connection undecided after server/discover and pins it to the handshake era on the first message
     without the envelope, while a handshake-era server answers the ping all the same (`_meta` is legal in
     every request's params). Over HTTP the POST's own answer decides; a throwaway client keeps the probe's
-    session id, if a legacy server issues one, away from the audit's session.
+    session id, if a handshake-era server issues one, away from the audit's session.
     """
     if isinstance(session.transport, HttpTransport):
         return _probe_http(session.transport, session.timeout_s)

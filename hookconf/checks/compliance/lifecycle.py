@@ -683,7 +683,7 @@ def check_version_unsupported(ctx: ComplianceContext) -> Outcome:
 
 
 
-# --- 2026-07-28 only: removed methods, the legacy side, handlers -------------------------------------
+# --- 2026-07-28 only: removed methods, the handshake side, handlers ----------------------------------
 @compliance_check("lifecycle-removed-methods", Category.LIFECYCLE, "Removed legacy methods are rejected",
                   revisions=STATELESS, spec=LIFECYCLE_PAGE,
                   why="2026-07-28 removed initialize, ping, logging/setLevel and resources/subscribe; serving them "
@@ -710,7 +710,7 @@ def check_removed_methods(ctx: ComplianceContext) -> Outcome:
                   fix="Nothing to fix; pin --spec-version to a handshake revision to grade the other side.")
 def check_dual_era(ctx: ComplianceContext) -> Outcome:
     with ctx.fresh_session() as session:
-        ctx.other_recordings.remove(session.transport.recording)  # the legacy side is not graded here
+        ctx.other_recordings.remove(session.transport.recording)  # the handshake side is not graded here
         try:
             response = session.request("initialize", dict(REMOVED_METHODS["initialize"]))
         except (RequestTimeoutError, TransportClosedError) as exc:

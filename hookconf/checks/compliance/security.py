@@ -432,7 +432,7 @@ def check_extra_params(ctx: ComplianceContext) -> Outcome:
             return passed(f"{name} with an extra argument: {_answer_kind(response)}")
         failure = failure_text(ctx.baseline(tool))
         if failure is None:
-            what = "no answer" if response is None else "-32603"
+            what = "no answer" if response is None else str(INTERNAL_ERROR)
             return failed(f"{name} failed with {what} on an extra argument; without it the same call succeeds")
         unevaluable.append(f"{name}: {failure}")
         ctx.backend_errors.clear()  # settled as not evaluable: its errors say nothing about the next tool
