@@ -342,6 +342,7 @@ def _required_text(check: ComplianceCheck, yes: str, no: str) -> str:
 def run_list(args: argparse.Namespace) -> int:
     from hookconf.checks import FINDINGS, SUITES
     from hookconf.checks.compliance import CHECKS
+    from hookconf.protocol import Era
 
     lines = [f"{'CODE':<11}{'SUITE':<14}{'SEVERITY':<15}{'WEIGHT':<8}TITLE"]
     for finding in sorted(FINDINGS.values(), key=lambda f: (f.suite == "*", f.suite, f.code)):
@@ -352,7 +353,7 @@ def run_list(args: argparse.Namespace) -> int:
     for check in sorted(CHECKS.values(), key=lambda c: (c.category, c.id)):
         required = _required_text(check, "yes", "no") if check.graded else "-"
         eras = "both" if len(check.revisions) > len(STATELESS_REVISIONS) and STATELESS_REVISIONS[0] in check.revisions \
-            else ("stateless" if check.revisions == STATELESS_REVISIONS else "handshake")
+            else (Era.STATELESS if check.revisions == Era.STATELESS.revisions else Era.HANDSHAKE)
         lines.append(f"{check.id:<45}{check.category:<11}{required:<10}{eras:<11}{check.title}")
     lines.append("REQUIRED a/b: a in the handshake revisions, b in 2026-07-28; ERAS: where the check applies")
     emit_lines(lines)

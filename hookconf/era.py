@@ -16,28 +16,21 @@ from typing import Any
 from hookconf import AUTO_SPEC_VERSION, HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, STATELESS_REVISIONS
 from hookconf.config import ServerConfig
 from hookconf.errors import RequestTimeoutError, ServerStartError, TransportClosedError
-from hookconf.session import (
-    STATELESS_REVISION,
-    McpSession,
-    discover_message,
-    is_discover_result,
-    open_session,
-    stateless_meta,
-)
+from hookconf.protocol import STATELESS_ERROR_CODES, STATELESS_REVISION, Era, discover_message, stateless_meta
+from hookconf.session import McpSession, is_discover_result, open_session
 from hookconf.validation import models_for
 from hookconf.wire.http import TOO_MANY_REQUESTS, HttpReply, HttpTransport, connect_failure
 from hookconf.wire.process import ServerProcess
 from hookconf.wire.recording import Recording
 from hookconf.wire.transport import JsonObject
 
-STATELESS_ERROR_CODES = (-32020, -32021, -32022)  # header mismatch, missing client capability, unsupported version
 PROBE_ID = "hookconf-era-probe"
 STDERR_LINES = 5
 LATE_ANSWER_POLL_S = 0.02
 
 
 @dataclass(frozen=True)
-class Era:
+class DetectedEra:
     """The revision graded, how it was chosen, and what the user should know about that choice."""
 
     revision: str
@@ -45,8 +38,8 @@ class Era:
     warnings: tuple[str, ...] = ()
 
     @property
-    def name(self) -> str:
-        return "stateless" if self.revision in STATELESS_REVISIONS else "handshake"
+    def era(self) -> Era:
+        return Era.of(self.revision)
 
 
 @dataclass(frozen=True)
@@ -66,7 +59,7 @@ class Connection:
     """The session talking in the chosen era (the caller closes it), and the era."""
 
     session: McpSession
-    era: Era
+    era: DetectedEra
 
 
 def connect(server: ServerConfig, timeout_s: float, spec_version: str = AUTO_SPEC_VERSION,
@@ -90,8 +83,9 @@ def _pinned_handshake(session: McpSession, revision: str) -> Connection:
     if identity.protocol_version != revision and not session.warnings:
         warnings = (f"Pinned to {revision}, but the server answered initialize with {identity.protocol_version}; "
                     f"graded as {identity.protocol_version}.",)
-    era = Era(identity.protocol_version, f"pinned with --spec-version {revision}", (*session.warnings, *warnings))
-    return Connection(session, era)
+    detected = DetectedEra(identity.protocol_version, f"pinned with --spec-version {revision}",
+                           (*session.warnings, *warnings))
+    return Connection(session, detected)
 
 
 def _pinned_stateless(session: McpSession, revision: str) -> Connection:
@@ -104,7 +98,7 @@ def _pinned_stateless(session: McpSession, revision: str) -> Connection:
     if not is_discover_result(answer.response):
         warnings = (f"server/discover got {answer.note}: the server does not speak {revision}, and the checks that "
                     f"need it fail as not evaluable. Run with --spec-version auto to grade the era it speaks.",)
-    return Connection(session, Era(revision, f"pinned with --spec-version {revision}", warnings))
+    return Connection(session, DetectedEra(revision, f"pinned with --spec-version {revision}", warnings))
 
 
 def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Connection:
@@ -117,7 +111,7 @@ def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Conn
     if answer.stateless:
         # Over HTTP the probe went through a throwaway client: the audit's own first exchange is a discover too.
         session.discover(answered=None if isinstance(session.transport, HttpTransport) else answer.response)
-        return Connection(session, Era(STATELESS_REVISION, _detected(answer), _dual_era_warnings(answer)))
+        return Connection(session, DetectedEra(STATELESS_REVISION, _detected(answer), _dual_era_warnings(answer)))
     if answer.exited is None:
         return _handshake_or_late_discover(session, answer)
     session.close()
@@ -137,7 +131,7 @@ def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Conn
     warning = (f"The server {answer.exited} on the 2026-07-28 server/discover probe; a fresh instance was started "
                f"and graded as {identity.protocol_version} (handshake era). Pin --spec-version "
                f"{LATEST_HANDSHAKE_REVISION} to skip the probe.")
-    return Connection(fresh, Era(identity.protocol_version, _detected(answer), (*fresh.warnings, warning)))
+    return Connection(fresh, DetectedEra(identity.protocol_version, _detected(answer), (*fresh.warnings, warning)))
 
 
 def _handshake_or_late_discover(session: McpSession, answer: ProbeAnswer) -> Connection:
@@ -153,8 +147,9 @@ def _handshake_or_late_discover(session: McpSession, answer: ProbeAnswer) -> Con
             raise
         session.discover(answered=late)
         detection = f"{_detected(ProbeAnswer(late, _describe(late)))} (answered after the ping that followed it)"
-        return Connection(session, Era(STATELESS_REVISION, detection, _dual_era_warnings(ProbeAnswer(late, ""))))
-    return Connection(session, Era(identity.protocol_version, _detected(answer), tuple(session.warnings)))
+        warnings = _dual_era_warnings(ProbeAnswer(late, ""))
+        return Connection(session, DetectedEra(STATELESS_REVISION, detection, warnings))
+    return Connection(session, DetectedEra(identity.protocol_version, _detected(answer), tuple(session.warnings)))
 
 
 def _late_probe_answer(session: McpSession) -> JsonObject | None:
@@ -170,6 +165,7 @@ def _late_probe_answer(session: McpSession) -> JsonObject | None:
 
 
 def _detected(answer: ProbeAnswer) -> str:
+    # "legacy" is the detection text's word for the handshake era (reports quote it)
     era = STATELESS_REVISION if answer.stateless else "legacy"
     if is_discover_result(answer.response):
         return f"server/discover answered with supportedVersions [{', '.join(map(str, _supported(answer)))}]"
@@ -210,7 +206,7 @@ def probe(session: McpSession) -> ProbeAnswer:
     a connection undecided after server/discover and pins it to the handshake era on the first message
     without the envelope, while a handshake-era server answers the ping all the same (`_meta` is legal in
     every request's params). Over HTTP the POST's own answer decides; a throwaway client keeps the probe's
-    session id, if a legacy server issues one, away from the audit's session.
+    session id, if a handshake-era server issues one, away from the audit's session.
     """
     if isinstance(session.transport, HttpTransport):
         return _probe_http(session.transport, session.timeout_s)

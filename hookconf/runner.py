@@ -106,8 +106,8 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
     clock = AuditClock(started=options.started or started, budget_s=config.budget)
     hook_ms = compliance_ms = 0.0
     connection = connect(config.server, config.timeout_ms / 1000, config.spec_version, process)
-    session, era = connection.session, connection.era
-    warnings = list(era.warnings)
+    session, detected = connection.session, connection.era
+    warnings = list(detected.warnings)
     identity = session.identity
     assert identity is not None, "connect starts the conversation"
     compliance: ComplianceRun | None = None
@@ -165,8 +165,8 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
         complianceScore=graded.score if graded else None,
         specVersion=graded.spec_version if graded else None,
         compliance=graded,
-        era=era.name,
-        detection=era.detection,
+        era=detected.era.value,
+        detection=detected.detection,
         warnings=warnings,
         listingError=listing_error,
         timing=Timing(startupMs=startup_ms, hookMs=hook_ms, complianceMs=compliance_ms,

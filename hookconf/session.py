@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookconf import HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, STATELESS_REVISIONS, __version__
+from hookconf import HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, STATELESS_REVISIONS
 from hookconf.config import ServerConfig
 from hookconf.errors import (
     ConnectionFailedError,
@@ -21,6 +21,16 @@ from hookconf.errors import (
     ServerStartError,
     TransportClosedError,
 )
+from hookconf.protocol import (
+    INPUT_REQUIRED,
+    INPUT_REQUIRED_MODEL,
+    META,
+    RESULT_MODELS,
+    SERVER_INFO_KEY,
+    STATELESS_REVISION,
+    initialize_params,
+    stateless_meta,
+)
 from hookconf.validation import models_for, validation_errors
 from hookconf.wire.http import TOO_MANY_REQUESTS, HttpTransport, wait_until_listening
 from hookconf.wire.process import ResourceFigures, ServerProcess, start_server
@@ -29,19 +39,6 @@ from hookconf.wire.stdio import StdioTransport
 from hookconf.wire.transport import JsonObject, Transport
 
 MAX_LIST_PAGES = 100
-STATELESS_REVISION = STATELESS_REVISIONS[-1]
-META_PREFIX = "io.modelcontextprotocol/"
-PROTOCOL_VERSION_KEY = META_PREFIX + "protocolVersion"
-CLIENT_CAPABILITIES_KEY = META_PREFIX + "clientCapabilities"
-CLIENT_INFO_KEY = META_PREFIX + "clientInfo"
-SERVER_INFO_KEY = META_PREFIX + "serverInfo"
-INPUT_REQUIRED = "input_required"
-LIST_RESULT_MODELS = {
-    "tools/list": "ListToolsResult",
-    "resources/list": "ListResourcesResult",
-    "resources/templates/list": "ListResourceTemplatesResult",
-    "prompts/list": "ListPromptsResult",
-}
 
 
 @dataclass
@@ -90,24 +87,13 @@ def _first_text(result: JsonObject | None) -> str:
     return ""
 
 
-def stateless_meta(revision: str = STATELESS_REVISION) -> JsonObject:
-    """The per-request `_meta` envelope of the stateless era: version, capabilities (none) and client."""
-    return {PROTOCOL_VERSION_KEY: revision, CLIENT_CAPABILITIES_KEY: {},
-            CLIENT_INFO_KEY: {"name": "hookconf", "version": __version__}}
-
-
-def discover_message(request_id: Any, meta: JsonObject | None = None) -> JsonObject:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "server/discover",
-            "params": {"_meta": stateless_meta() if meta is None else meta}}
-
-
 def is_discover_result(response: Any) -> bool:
     result = response.get("result") if isinstance(response, dict) else None
     return isinstance(result, dict) and isinstance(result.get("supportedVersions"), list)
 
 
 def result_meta(result: JsonObject) -> JsonObject:
-    meta = result.get("_meta")
+    meta = result.get(META)
     return meta if isinstance(meta, dict) else {}
 
 
@@ -154,11 +140,7 @@ class McpSession:
     # --- handshake -------------------------------------------------------------------------------
     def initialize(self, offer: str = LATEST_HANDSHAKE_REVISION) -> ServerIdentity:
         started = self.process.started_at if self.process else time.monotonic()
-        params = {
-            "protocolVersion": offer,
-            "capabilities": {},
-            "clientInfo": {"name": "hookconf", "version": __version__},
-        }
+        params = initialize_params(offer)
         # Importing a revision's models takes a few hundred ms: do it while the server boots.
         preload = threading.Thread(target=models_for, args=(offer,), name="hookconf-models", daemon=True)
         preload.start()
@@ -170,7 +152,7 @@ class McpSession:
         result = _object(response.get("result"))
         version = self._graded_version(result.get("protocolVersion"), offer)
         self._load_models(version)
-        self._validate("initialize", "InitializeResult", result)
+        self._validate("initialize", RESULT_MODELS["initialize"], result)
         if isinstance(self.transport, HttpTransport):
             self.transport.protocol_version = version
         self._notify_or_fail("notifications/initialized")
@@ -221,7 +203,7 @@ class McpSession:
         self._load_models(STATELESS_REVISION)
         result = response.get("result") if is_discover_result(response) else None
         if result is not None:
-            self._validate("server/discover", "DiscoverResult", result)
+            self._validate("server/discover", RESULT_MODELS["server/discover"], result)
         result = result or {}
         instructions = result.get("instructions")
         self.identity = ServerIdentity(
@@ -290,7 +272,7 @@ class McpSession:
                 break
             result = _object(response.get("result"))
             listing.pages += 1
-            self._validate(method, LIST_RESULT_MODELS[method], result)
+            self._validate(method, RESULT_MODELS[method], result)
             items = result.get(key)
             if isinstance(items, list):
                 listing.items.extend(item for item in items if isinstance(item, dict))
@@ -328,11 +310,11 @@ class McpSession:
             return CallOutcome(duration_ms=duration_ms, error=_object(error) or {"code": None, "message": repr(error)})
         result = _object(response.get("result"))
         if result.get("resultType") == INPUT_REQUIRED:
-            self._validate("tools/call", "InputRequiredResult", result, tool=name)
+            self._validate("tools/call", INPUT_REQUIRED_MODEL, result, tool=name)
             asked = {"code": None, "message": "the tool asked for input (resultType input_required); "
                      "hookconf answers no input requests"}
             return CallOutcome(duration_ms=duration_ms, error=asked)
-        self._validate("tools/call", "CallToolResult", result, tool=name)
+        self._validate("tools/call", RESULT_MODELS["tools/call"], result, tool=name)
         return CallOutcome(duration_ms=duration_ms, result=result)
 
     def _cancel(self, request_id: int) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from hookconf.protocol import INPUT_REQUIRED, INPUT_REQUIRED_MODEL, RESULT_MODELS
 from hookconf.wire.recording import Recording
 
 MODEL_MODULES = {"2025-11-25": "mcp_types._v2025_11_25", "2026-07-28": "mcp_types._v2026_07_28"}
@@ -17,24 +18,6 @@ MODEL_MODULES = {"2025-11-25": "mcp_types._v2025_11_25", "2026-07-28": "mcp_type
 # its models ignore fields they do not know, so 2025-11-25 judges them without false alarms.
 FALLBACK_REVISION = "2025-11-25"
 
-RESULT_MODELS = {
-    "initialize": "InitializeResult",
-    "ping": "EmptyResult",
-    "tools/list": "ListToolsResult",
-    "tools/call": "CallToolResult",
-    "resources/list": "ListResourcesResult",
-    "resources/read": "ReadResourceResult",
-    "resources/templates/list": "ListResourceTemplatesResult",
-    "resources/subscribe": "EmptyResult",
-    "resources/unsubscribe": "EmptyResult",
-    "prompts/list": "ListPromptsResult",
-    "prompts/get": "GetPromptResult",
-    "logging/setLevel": "EmptyResult",
-    "completion/complete": "CompleteResult",
-    "server/discover": "DiscoverResult",
-    "subscriptions/listen": "SubscriptionsListenResult",
-}
-INPUT_REQUIRED_MODEL = "InputRequiredResult"  # 2026-07-28: a result whose resultType is input_required
 MAX_ERRORS_PER_MESSAGE = 10
 
 
@@ -108,7 +91,7 @@ class WireValidator:
             if envelope is not None:
                 return envelope
             result_model = RESULT_MODELS.get(str(methods_by_id.get(message.get("id"))))
-            if isinstance(message["result"], dict) and message["result"].get("resultType") == "input_required":
+            if isinstance(message["result"], dict) and message["result"].get("resultType") == INPUT_REQUIRED:
                 result_model = INPUT_REQUIRED_MODEL
             return self._judge(getattr(self.models, result_model, None) if result_model else None, message["result"])
         return "JSONRPCMessage", ("has neither method, result nor error",)

@@ -12,10 +12,10 @@ import pytest
 from hookconf import COMPLIANCE_SUITE
 from hookconf.checks.compliance import CHECKS, Category
 from hookconf.checks.compliance.context import ComplianceContext, failure_text
-from hookconf.checks.compliance.lifecycle import UNKNOWN_REVISION
 from hookconf.compliance_runner import ComplianceOptions, planned_checks, prepare_compliance, run_compliance
 from hookconf.config import parse_config
 from hookconf.era import connect
+from hookconf.protocol import UNKNOWN_REVISION
 from hookconf.report import github, human, sarif
 from hookconf.report.model import Report
 from hookconf.runner import RunOptions, run_audit

@@ -223,7 +223,7 @@ def test_pinning_2026_on_the_typescript_sdk_2_keeps_the_connection_in_2026(
 
 
 @pytest.mark.usefixtures("sdk_kits")
-def test_pinning_the_handshake_era_on_the_typescript_sdk_2_grades_its_legacy_side(
+def test_pinning_the_handshake_era_on_the_typescript_sdk_2_grades_its_handshake_side(
         run_cli: Callable[..., CliRun], write_config: Callable[..., Path]) -> None:
     report = check(run_cli, write_config, "ts-sdk-2-stdio", "--spec-version", HANDSHAKE)
     assert (report["era"], report["specVersion"]) == ("handshake", HANDSHAKE)

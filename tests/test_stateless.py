@@ -1,4 +1,4 @@
-"""The 2026-07-28 era: detection, pinning, the modern session, and its catalog against real fixture processes."""
+"""The 2026-07-28 era: detection, pinning, the stateless session, and its catalog against real fixture processes."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def failures(report: Report, expected: list[str]) -> dict[str, tuple[str, str]]:
     return {check: by_id.get(check, ("missing", "")) for check in expected if by_id.get(check, ("",))[0] != "fail"}
 
 
-# --- the correct modern fixture ----------------------------------------------------------------------
+# --- the correct stateless fixture -------------------------------------------------------------------
 @pytest.mark.parametrize("transport", ["stdio", pytest.param("http", marks=pytest.mark.http)])
 def test_correct_modern_server_gets_no_false_verdicts(transport: str) -> None:
     report = audit(server_for(transport, MODERN), suites=(*HOOK_SUITES, COMPLIANCE_SUITE))
@@ -111,7 +111,7 @@ def test_handshake_only_checks_skip_in_the_modern_era() -> None:
     assert "this run grades 2026-07-28" in details
 
 
-# --- broken modern fixtures --------------------------------------------------------------------------
+# --- broken stateless fixtures -----------------------------------------------------------------------
 def test_modern_defects_fail_their_checks() -> None:
     args = [arg for name in STDIO_DEFECTS for arg in ("--defect", name)]
     report = audit(server_for("stdio", MODERN, *args))
@@ -192,7 +192,7 @@ def test_a_server_that_rejects_everything_is_not_credited_for_rejections() -> No
 
 # --- detection and pinning ---------------------------------------------------------------------------
 @pytest.mark.parametrize("transport", ["stdio", pytest.param("http", marks=pytest.mark.http)])
-def test_legacy_server_is_detected_as_handshake_era(transport: str) -> None:
+def test_a_handshake_era_server_is_detected_as_such(transport: str) -> None:
     report = audit(server_for(transport, LEGACY), only=["lifecycle-init"])
     assert (report.era, report.spec_version) == ("handshake", "2025-11-25")
     assert report.detection is not None
@@ -238,7 +238,7 @@ def test_pinning_a_handshake_revision_offers_exactly_it(revision: str) -> None:
     assert set(statuses(report).values()) == {"pass"}
 
 
-def test_pinning_the_modern_revision_grades_a_legacy_server_as_not_evaluable() -> None:
+def test_pinning_the_stateless_revision_grades_a_handshake_era_server_as_not_evaluable() -> None:
     report = audit(server_for("stdio", LEGACY), spec="2026-07-28",
                    only=["lifecycle-discover", "lifecycle-meta-required", "lifecycle-dual-era"])
     assert report.spec_version == "2026-07-28"
@@ -250,7 +250,7 @@ def test_pinning_the_modern_revision_grades_a_legacy_server_as_not_evaluable() -
     assert report.tools == []
 
 
-def test_a_legacy_server_that_exits_on_the_probe_is_restarted_and_graded_legacy() -> None:
+def test_a_handshake_era_server_that_exits_on_the_probe_is_restarted_and_graded_in_its_era() -> None:
     report = audit(server_for("stdio", LEGACY, "--exit-on-discover"), only=["lifecycle-init", "lifecycle-ping"])
     assert (report.era, report.spec_version) == ("handshake", "2025-11-25")
     assert set(statuses(report).values()) == {"pass"}

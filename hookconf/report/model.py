@@ -200,7 +200,7 @@ class Report(_Model):
     compliance_score: float | None = Field(default=None, alias="complianceScore")
     spec_version: str | None = Field(default=None, alias="specVersion")
     compliance: Compliance | None = None
-    # the protocol era spoken ("handshake" or "stateless") and how it was chosen (probe answer or pin)
+    # the protocol era spoken (a hookconf.protocol.Era value: "handshake" or "stateless") and how it was chosen
     era: str | None = None
     detection: str | None = None
     warnings: list[str] = Field(default_factory=list)

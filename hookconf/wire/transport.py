@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookconf.errors import NoUsableAnswerError, RequestTimeoutError, TransportClosedError
+from hookconf.protocol import META
 from hookconf.wire.recording import ID_MATCH, JSON_RPC, Recording
 
 JsonObject = dict[str, Any]
@@ -160,7 +161,7 @@ class Transport(ABC):
         if self.meta is None or "method" not in message:
             return message
         params = dict(message.get("params") or {})
-        params["_meta"] = {**self.meta, **(params.get("_meta") or {})}
+        params[META] = {**self.meta, **(params.get(META) or {})}
         return {**message, "params": params}
 
     @property
@@ -188,7 +189,7 @@ class Transport(ABC):
         if or_notification is not None:
             with self._lock:
                 self._awaited_notifications[or_notification] = answer
-        ping_params = None if ping_meta is None else {"_meta": ping_meta}
+        ping_params = None if ping_meta is None else {META: ping_meta}
         busy = occupies_server(raw)  # decided first: the ping follows the raw line as closely as before
         try:
             self.record_sent(raw)

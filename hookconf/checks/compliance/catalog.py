@@ -9,12 +9,12 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from hookconf import HANDSHAKE_REVISIONS, STATELESS_REVISIONS
+from hookconf.protocol import spec_url
 from hookconf.verdicts import Status
 
 if TYPE_CHECKING:
     from hookconf.checks.compliance.context import ComplianceContext
 
-SPEC_BASE = "https://modelcontextprotocol.io/specification"
 ALL_REVISIONS: tuple[str, ...] = (*HANDSHAKE_REVISIONS, *STATELESS_REVISIONS)
 HANDSHAKE: tuple[str, ...] = HANDSHAKE_REVISIONS  # initialize, sessions, ping
 STATELESS: tuple[str, ...] = STATELESS_REVISIONS  # server/discover, _meta on every request
@@ -106,7 +106,7 @@ class ComplianceCheck:
         return self.required
 
     def spec_url(self, revision: str) -> str:
-        return f"{SPEC_BASE}/{revision}/{self.spec}"
+        return spec_url(revision, self.spec)
 
 
 CHECKS: dict[str, ComplianceCheck] = {}  # category by category, in Category's order; see _keep_category_order

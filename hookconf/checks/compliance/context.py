@@ -16,6 +16,7 @@ from hookconf.checks.compliance.catalog import Outcome, undecided
 from hookconf.checks.context import is_read_only
 from hookconf.config import AuditConfig
 from hookconf.errors import RequestTimeoutError, TransportClosedError
+from hookconf.protocol import META
 from hookconf.session import Listing, McpSession, open_session
 from hookconf.verdicts import Status
 from hookconf.wire.http import HttpReply, HttpTransport
@@ -172,7 +173,7 @@ class ComplianceContext:
             raise HungToolError(name, self.hung_tools[name])
         params: JsonObject = {"name": name, "arguments": arguments}
         if meta:
-            params["_meta"] = meta
+            params[META] = meta
         self.session.calls_by_tool[name] += 1
         try:
             return self._note_service(name, self.note_answer(self.session.request("tools/call", params)))

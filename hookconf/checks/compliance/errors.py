@@ -26,15 +26,25 @@ from hookconf.checks.compliance.context import (
     is_error,
     not_evaluable,
 )
+from hookconf.protocol import (
+    BASE_PAGE,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    RESOURCE_NOT_FOUND,
+    URL_ELICITATION_REQUIRED,
+)
 from hookconf.verdicts import Status
 from hookconf.wire.recording import RecordedMessage
 
-METHOD_NOT_FOUND, INVALID_REQUEST, PARSE_ERROR, INVALID_PARAMS, INTERNAL_ERROR = -32601, -32600, -32700, -32602, -32603
 UNKNOWN_METHOD = {"jsonrpc": "2.0", "id": "hookconf-unknown-method-1", "method": "hookconf/no-such-method"}
 INVALID_REQUEST_MESSAGE = {"jsonrpc": "2.0", "id": "hookconf-invalid-request-1", "method": 42}
 TRUNCATED_JSON = '{"jsonrpc": "2.0", "id": "hookconf-parse-1", "method": "ping"'
 UNKNOWN_TOOL = "hookconf_no_such_tool_7f3a"
-RETIRED_CODES = {-32002: "resource not found (now -32602)", -32042: "URL elicitation required (MRTR replaced it)"}
+RETIRED_CODES = {RESOURCE_NOT_FOUND: f"resource not found (now {INVALID_PARAMS})",
+                 URL_ELICITATION_REQUIRED: "URL elicitation required (MRTR replaced it)"}
 LIST_KEYS = {"tools/list": "tools", "resources/list": "resources", "prompts/list": "prompts"}
 GATED_METHODS = {
     "prompts": ("prompts/list", {}),
@@ -42,7 +52,6 @@ GATED_METHODS = {
     "tools": ("tools/list", {}),
     "logging": ("logging/setLevel", {"level": "info"}),
 }
-BASE = "basic"
 LIST_CAPABILITIES = ("prompts", "resources", "tools")
 UNDECLARED_ADVICE = ("a method of an undeclared capability answered without items (e.g. an empty list); the spec's "
                      "\"Only use capabilities that were successfully negotiated\" binds the party that uses one, the "
@@ -116,7 +125,7 @@ def _survival(answer: RawAnswer, what: str, silence: str) -> Outcome:
 
 
 @compliance_check("error-unknown-method", Category.ERRORS, "Unknown method gets a JSON-RPC error", required=True,
-                  spec=f"{BASE}#responses",
+                  spec=f"{BASE_PAGE}#responses",
                   why="A request must be answered; silence leaves the client waiting until its timeout.",
                   fix="Answer unknown methods with error -32601 (Method not found).")
 def check_unknown_method(ctx: ComplianceContext) -> Outcome:
@@ -130,7 +139,7 @@ def check_unknown_method(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("error-method-code", Category.ERRORS, "Unknown method uses -32601", stateless_required=True,
-                  spec=f"{BASE}#responses",
+                  spec=f"{BASE_PAGE}#responses",
                   lighthouse=("robust-unknown-method",),
                   why="-32601 tells the client the method does not exist, as opposed to failing.",
                   fix="Use code -32601 for methods you do not implement; -32602/-32603 mean something else.")
@@ -139,13 +148,13 @@ def check_method_code(ctx: ComplianceContext) -> Outcome:
     if code is None:
         return skipped("the unknown method got no error to judge (see error-unknown-method)")
     if code != METHOD_NOT_FOUND:
-        return failed(f"unknown method answered with {code}, expected -32601")
-    return passed("-32601")
+        return failed(f"unknown method answered with {code}, expected {METHOD_NOT_FOUND}")
+    return passed(str(METHOD_NOT_FOUND))
 
 
 @compliance_check(
     "error-invalid-jsonrpc", Category.ERRORS, "Survives a malformed JSON-RPC request", required=True,
-                  stateless_required=False, spec=f"{BASE}#requests",
+                  stateless_required=False, spec=f"{BASE_PAGE}#requests",
                   why="A bad request from one client must not take the server down for everyone.",
                   fix="Validate each message and answer invalid ones with -32600; never crash on them.")
 def check_invalid_jsonrpc(ctx: ComplianceContext) -> Outcome:
@@ -155,7 +164,7 @@ def check_invalid_jsonrpc(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "error-invalid-request-code", Category.ERRORS, "Invalid request answered with -32600",
-                  spec=f"{BASE}#requests",
+                  spec=f"{BASE_PAGE}#requests",
                   why="JSON-RPC 2.0 answers an Invalid Request with -32600; silence leaves the client hanging.",
                   fix="Answer a request that is valid JSON but not a valid request with error -32600.")
 def check_invalid_request_code(ctx: ComplianceContext) -> Outcome:
@@ -165,12 +174,12 @@ def check_invalid_request_code(ctx: ComplianceContext) -> Outcome:
         return failed(f"{no_answer(ctx, 'invalid-request', 'an invalid request (its method is a number)')}; "
                       "JSON-RPC requires -32600")
     if code != INVALID_REQUEST:
-        return failed(f"invalid request answered with {describe(answer.response)}, expected -32600")
-    return passed("-32600")
+        return failed(f"invalid request answered with {describe(answer.response)}, expected {INVALID_REQUEST}")
+    return passed(str(INVALID_REQUEST))
 
 
 @compliance_check("error-invalid-json", Category.ERRORS, "Survives invalid JSON",
-                  spec=f"{BASE}#messages", lighthouse=("robust-malformed-json",),
+                  spec=f"{BASE_PAGE}#messages", lighthouse=("robust-malformed-json",),
                   why="A truncated message must not crash the server or desynchronize its input.",
                   fix="Catch parse errors per message, answer -32700, and go on reading.")
 def check_invalid_json(ctx: ComplianceContext) -> Outcome:
@@ -180,7 +189,7 @@ def check_invalid_json(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "error-parse-code", Category.ERRORS, "Invalid JSON answered with -32700 and id null",
-                  spec=f"{BASE}#messages",
+                  spec=f"{BASE_PAGE}#messages",
                   why="JSON-RPC 2.0 answers unparseable input with -32700 and id null (the id cannot be read).",
                   fix="Answer unparseable input with {\"jsonrpc\": \"2.0\", \"id\": null, \"error\": "
                   "{\"code\": -32700, ...}}.")
@@ -188,13 +197,13 @@ def check_parse_code(ctx: ComplianceContext) -> Outcome:
     answer = invalid_json(ctx)
     response = answer.response
     if response is None:
-        return failed(f"{no_answer(ctx, 'invalid-json', 'the invalid JSON')}; JSON-RPC requires a -32700 error")
+        return failed(f"{no_answer(ctx, 'invalid-json', 'the invalid JSON')}; JSON-RPC requires a {PARSE_ERROR} error")
     if error_code(response) != PARSE_ERROR:
-        return failed(f"invalid JSON answered with {describe(response)}, expected -32700")
+        return failed(f"invalid JSON answered with {describe(response)}, expected {PARSE_ERROR}")
     if not isinstance(response, dict) or response.get("id") is not None:
-        return failed(f"the -32700 error carries id {response.get('id') if isinstance(response, dict) else '?'!r}, "
-                      "expected null")
-    return passed("-32700 with id null")
+        carried = response.get("id") if isinstance(response, dict) else "?"
+        return failed(f"the {PARSE_ERROR} error carries id {carried!r}, expected null")
+    return passed(f"{PARSE_ERROR} with id null")
 
 
 def _judge_bad_call(response: object, what: str) -> Outcome:
@@ -202,7 +211,7 @@ def _judge_bad_call(response: object, what: str) -> Outcome:
         return failed(f"no answer to {what}")
     code = error_code(response)
     if code == INTERNAL_ERROR:
-        return failed(f"{what} answered with -32603 (internal error): the server failed instead of rejecting "
+        return failed(f"{what} answered with {INTERNAL_ERROR} (internal error): the server failed instead of rejecting "
                       "the request; use -32602")
     if is_error(response):
         return passed(f"rejected with {describe(response)}")
@@ -293,15 +302,15 @@ def check_invalid_cursor(ctx: ComplianceContext) -> Outcome:
         return failed(f"no answer to {method} with an invalid cursor")
     code = error_code(response)
     if code == INVALID_PARAMS:
-        return passed(f"{method} rejected the cursor with -32602")
+        return passed(f"{method} rejected the cursor with {INVALID_PARAMS}")
     first_page = ctx.listing(method, LIST_KEYS[method])
     if first_page.error is not None and first_page.pages == 0:
         return not_evaluable("the cursor", f"{method}: {describe({'error': first_page.error})}")
     # the rule is a SHOULD, so even -32603 (the server failing on the cursor) is a warning
-    return warned(f"{method} with an invalid cursor answered with {describe(response)}, not -32602")
+    return warned(f"{method} with an invalid cursor answered with {describe(response)}, not {INVALID_PARAMS}")
 
 
-@compliance_check("error-id-echo", Category.ERRORS, "Errors echo the request id", spec=f"{BASE}#responses",
+@compliance_check("error-id-echo", Category.ERRORS, "Errors echo the request id", spec=f"{BASE_PAGE}#responses",
                   why="An error with the wrong id cannot be matched to its request: the client waits forever.",
                   fix="Copy the request's id into every error response (null only when it could not be read).")
 def check_id_echo(ctx: ComplianceContext) -> Outcome:
@@ -317,7 +326,7 @@ def check_id_echo(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "error-response-format", Category.ERRORS, "Error objects have an integer code and a string message",
-                  spec=f"{BASE}#responses", lighthouse=("proto-error-format",),
+                  spec=f"{BASE_PAGE}#responses", lighthouse=("proto-error-format",),
                   why="Clients read error.code to decide what to do and show error.message to users.",
                   fix="Send errors as {\"code\": <integer>, \"message\": <string>, \"data\"?: ...}.", after_all=True)
 def check_error_format(ctx: ComplianceContext) -> Outcome:

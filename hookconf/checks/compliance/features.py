@@ -19,8 +19,9 @@ from hookconf.checks.compliance.catalog import (
     undecided,
 )
 from hookconf.checks.compliance.context import ComplianceContext, backend_failure, describe, error_code, is_error
-from hookconf.checks.compliance.errors import INVALID_PARAMS, RETIRED_CODES
+from hookconf.checks.compliance.errors import RETIRED_CODES
 from hookconf.checks.compliance.lifecycle import caching_problem
+from hookconf.protocol import INVALID_PARAMS, METHOD_NOT_FOUND
 from hookconf.session import Listing
 from hookconf.wire.transport import JsonObject
 
@@ -51,8 +52,8 @@ def _caching_outcome(ctx: ComplianceContext, method: str) -> Outcome:
 def _listing_caching(ctx: ComplianceContext, method: str, key: str) -> Outcome:
     listing = ctx.listing(method, key)
     if listing.error is not None and not ctx.results_for(method):
-        if listing.error.get("code") == -32601 and method == "resources/templates/list":
-            return skipped("resources/templates/list is not supported (-32601)")
+        if listing.error.get("code") == METHOD_NOT_FOUND and method == "resources/templates/list":
+            return skipped(f"resources/templates/list is not supported ({METHOD_NOT_FOUND})")
         return failed(f"{method} failed with {describe({'error': listing.error})}; no result to inspect")
     return _caching_outcome(ctx, method)
 
@@ -255,8 +256,8 @@ def check_resources_read(ctx: ComplianceContext) -> Outcome:
 def check_resources_templates(ctx: ComplianceContext) -> Outcome:
     listing = ctx.listing("resources/templates/list", "resourceTemplates")
     if listing.error is not None:
-        if listing.error.get("code") == -32601:
-            return passed("templates not supported (-32601)")
+        if listing.error.get("code") == METHOD_NOT_FOUND:
+            return passed(f"templates not supported ({METHOD_NOT_FOUND})")
         return failed(f"resources/templates/list failed with {describe({'error': listing.error})}")
     return passed(f"{len(listing.items)} templates")
 
@@ -327,11 +328,11 @@ def check_resource_not_found(ctx: ComplianceContext) -> Outcome:
     response = ctx.request("resources/read", {"uri": uri})
     code = error_code(response)
     if code == INVALID_PARAMS:
-        return passed("-32602 for an unknown resource")
+        return passed(f"{INVALID_PARAMS} for an unknown resource")
     if response is not None and not is_error(response):
         return failed(f"resources/read of {uri} was answered with a result")
     retired = f" ({RETIRED_CODES[code]}, retired)" if code in RETIRED_CODES else ""
-    return failed(f"resources/read of {uri} got {describe(response)}{retired}, expected -32602")
+    return failed(f"resources/read of {uri} got {describe(response)}{retired}, expected {INVALID_PARAMS}")
 
 
 # --- prompts -------------------------------------------------------------------------------------

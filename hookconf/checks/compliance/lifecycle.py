@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from hookconf import HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, STATELESS_REVISIONS, __version__
+from hookconf import HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, STATELESS_REVISIONS
 from hookconf.checks.backend import sandbox_note
 from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
@@ -39,34 +39,35 @@ from hookconf.checks.compliance.context import (
 from hookconf.checks.compliance.errors import no_answer, noting_arrivals
 from hookconf.era import dual_era_warning
 from hookconf.errors import RequestTimeoutError, TransportClosedError
-from hookconf.session import (
+from hookconf.protocol import (
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
+    LIFECYCLE_PAGE,
+    META,
+    METHOD_NOT_FOUND,
     PROTOCOL_VERSION_KEY,
     SERVER_INFO_KEY,
-    McpSession,
+    STATELESS_REVISION,
+    UNKNOWN_REVISION,
+    UNSUPPORTED_VERSION,
     discover_message,
-    is_discover_result,
-    result_meta,
+    initialize_params,
     stateless_meta,
 )
+from hookconf.session import McpSession, is_discover_result, result_meta
 from hookconf.wire.http import VERSION_HEADER, HttpTransport
 from hookconf.wire.recording import ID_MATCH, JSON_RPC
 from hookconf.wire.transport import JsonObject
 
-LIFECYCLE = "basic/lifecycle"
 DATE_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-UNKNOWN_REVISION = "1999-01-01"
 INIT_TIME_BUDGET_MS = 5000
 CLIENT_CAPABILITY_REQUESTS = {
     "sampling/createMessage": "sampling",
     "roots/list": "roots",
     "elicitation/create": "elicitation",
 }
-UNSUPPORTED_VERSION_CODE = -32022
 REMOVED_METHODS: dict[str, JsonObject] = {  # removed in 2026-07-28
-    "initialize": {"protocolVersion": LATEST_HANDSHAKE_REVISION, "capabilities": {},
-                   "clientInfo": {"name": "hookconf", "version": __version__}},
+    "initialize": initialize_params(LATEST_HANDSHAKE_REVISION),
     "ping": {},
     "logging/setLevel": {"level": "info"},
     "resources/subscribe": {"uri": "hookconf://removed-method-probe"},
@@ -82,7 +83,7 @@ def _init_result(ctx: ComplianceContext) -> JsonObject:
 
 
 @compliance_check("lifecycle-init", Category.LIFECYCLE, "Initialize handshake succeeds", required=True,
-                  revisions=HANDSHAKE, spec=f"{LIFECYCLE}#initialization", lighthouse=("proto-init",),
+                  revisions=HANDSHAKE, spec=f"{LIFECYCLE_PAGE}#initialization", lighthouse=("proto-init",),
                   why="Every session starts with initialize; a server that fails it cannot be used at all.",
                   fix="Answer initialize with protocolVersion, capabilities and serverInfo.")
 def check_init(ctx: ComplianceContext) -> Outcome:
@@ -96,7 +97,7 @@ def check_init(ctx: ComplianceContext) -> Outcome:
 @compliance_check(
     "lifecycle-proto-version", Category.LIFECYCLE, "Returns a valid YYYY-MM-DD protocol version",
                   required=True, revisions=HANDSHAKE,
-                  spec=f"{LIFECYCLE}#version-negotiation", lighthouse=("proto-init-version",),
+                  spec=f"{LIFECYCLE_PAGE}#version-negotiation", lighthouse=("proto-init-version",),
                   why="The client decides from protocolVersion which rules the rest of the session follows.",
                   fix="Answer with the offered revision when you support it, else with one you support.")
 def check_proto_version(ctx: ComplianceContext) -> Outcome:
@@ -113,7 +114,7 @@ def check_proto_version(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "lifecycle-server-info", Category.LIFECYCLE, "serverInfo has a name and a version",
-                  spec=f"{LIFECYCLE}#initialization", lighthouse=("bp-server-info",),
+                  spec=f"{LIFECYCLE_PAGE}#initialization", lighthouse=("bp-server-info",),
                   why="serverInfo (an Implementation) requires name and version; clients show and log them. "
                   "Since 2026-07-28 it travels in each result's _meta (io.modelcontextprotocol/serverInfo).",
                   fix="Set serverInfo to {name, version} (title is optional); since 2026-07-28 in the result's _meta.")
@@ -131,7 +132,7 @@ def check_server_info(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("lifecycle-capabilities", Category.LIFECYCLE, "Returns a capabilities object", required=True,
-                  spec=f"{LIFECYCLE}#capability-negotiation", lighthouse=("bp-capabilities-declared",),
+                  spec=f"{LIFECYCLE_PAGE}#capability-negotiation", lighthouse=("bp-capabilities-declared",),
                   why="Capabilities tell the client which features it may use; without them it can use none.",
                   fix="Answer initialize with capabilities, e.g. {\"tools\": {}} for a tool server.")
 def check_capabilities(ctx: ComplianceContext) -> Outcome:
@@ -177,7 +178,7 @@ def check_ping(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "lifecycle-instructions", Category.LIFECYCLE, "instructions, if present, is a string",
-                  spec=f"{LIFECYCLE}#initialization",
+                  spec=f"{LIFECYCLE_PAGE}#initialization",
                   why="Clients may add instructions to the model's context; a non-string breaks them.",
                   fix="Give instructions as a string, or leave it out.")
 def check_instructions(ctx: ComplianceContext) -> Outcome:
@@ -239,7 +240,7 @@ def check_string_id(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "lifecycle-version-negotiate", Category.LIFECYCLE, "Answers an unknown protocol version with one it supports",
-                  revisions=HANDSHAKE, spec=f"{LIFECYCLE}#version-negotiation", fresh_session=True,
+                  revisions=HANDSHAKE, spec=f"{LIFECYCLE_PAGE}#version-negotiation", fresh_session=True,
                   why="A server must answer an unsupported requested version with a version it supports, "
                   "so that old and new clients can still connect.",
                   fix="When the offered protocolVersion is unknown, answer with your latest supported revision.")
@@ -257,7 +258,7 @@ def check_version_negotiate(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("lifecycle-reinit-reject", Category.LIFECYCLE, "Rejects a second initialize",
-                  revisions=HANDSHAKE, spec=f"{LIFECYCLE}#initialization", fresh_session=True,
+                  revisions=HANDSHAKE, spec=f"{LIFECYCLE_PAGE}#initialization", fresh_session=True,
                   why="Initialization happens once per session; a second one would silently reset its state.",
                   fix="Answer an initialize on an initialized session with an error (e.g. -32600).",
                   advice="a second initialize served or left unanswered; the spec says initialization comes first, "
@@ -284,8 +285,7 @@ def _fresh_handshake(ctx: ComplianceContext) -> dict[str, Any]:
     if cached is not None:
         return dict(cached)
     outcome: dict[str, Any] = {"first": None, "second": None}
-    params = {"protocolVersion": UNKNOWN_REVISION, "capabilities": {},
-              "clientInfo": {"name": "hookconf", "version": __version__}}
+    params = initialize_params(UNKNOWN_REVISION)
     with ctx.fresh_session() as session:
         outcome["first"] = _quiet_request(session, "initialize", params)
         if outcome["first"] is not None and not is_error(outcome["first"]):
@@ -488,7 +488,7 @@ def check_elicitation_capability(ctx: ComplianceContext) -> Outcome:
                   fix="Ignore _meta keys you do not know.")
 def check_meta_tolerance(ctx: ComplianceContext) -> Outcome:
     method = ctx.keepalive_method
-    response = ctx.request(method, {"_meta": {"dev.hookconf/probe": {"nested": True}}})
+    response = ctx.request(method, {META: {"dev.hookconf/probe": {"nested": True}}})
     if response is None:
         return failed(f"a {method} with unknown _meta got no answer")
     if is_error(response):
@@ -498,7 +498,7 @@ def check_meta_tolerance(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "lifecycle-init-time", Category.LIFECYCLE, f"initialize answered within {INIT_TIME_BUDGET_MS // 1000} s of spawn",
-                  revisions=HANDSHAKE, spec=f"{LIFECYCLE}#initialization", lighthouse=("perf-init-time",),
+                  revisions=HANDSHAKE, spec=f"{LIFECYCLE_PAGE}#initialization", lighthouse=("perf-init-time",),
                   why="Hosts start servers on demand; a slow start delays the user's first request.",
                   fix="Defer heavy work (indexes, network) until a request needs it.",
                   advice="a slow start; the spec sets no time limit")
@@ -552,7 +552,7 @@ def check_discover_versions(ctx: ComplianceContext) -> Outcome:
     if bad:
         return failed(f"not YYYY-MM-DD revisions: {bad}")
     if not set(STATELESS_REVISIONS) & set(versions):
-        return failed(f"supportedVersions {versions} lacks {STATELESS_REVISIONS[-1]}, the revision it just served")
+        return failed(f"supportedVersions {versions} lacks {STATELESS_REVISION}, the revision it just served")
     return passed(f"supportedVersions {versions}")
 
 
@@ -660,7 +660,7 @@ def check_meta_client_info(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("lifecycle-version-unsupported", Category.LIFECYCLE, "Rejects an unsupported protocol version",
-                  required=True, revisions=STATELESS, spec=f"{LIFECYCLE}#version-negotiation",
+                  required=True, revisions=STATELESS, spec=f"{LIFECYCLE_PAGE}#version-negotiation",
                   why="-32022 with data.supported tells the client which revision to retry with; any other answer "
                   "leaves it guessing.",
                   fix="Answer an unknown _meta protocolVersion with -32022 and data {requested, supported: [...]} "
@@ -671,19 +671,21 @@ def check_version_unsupported(ctx: ComplianceContext) -> Outcome:
     if (not_evaluable := not_evaluable_rejection(ctx)) is not None:
         return not_evaluable
     code = error_code(answer.response)
-    if code != UNSUPPORTED_VERSION_CODE:
-        return failed(f"protocolVersion {UNKNOWN_REVISION} got {describe(answer.response)}, expected -32022")
+    if code != UNSUPPORTED_VERSION:
+        return failed(f"protocolVersion {UNKNOWN_REVISION} got {describe(answer.response)}, "
+                      f"expected {UNSUPPORTED_VERSION}")
     data = answer.response["error"].get("data") if isinstance(answer.response, dict) else None
     supported = data.get("supported") if isinstance(data, dict) else None
     if not isinstance(supported, list):
-        return failed(f"-32022 without data.supported (data is {data!r}): the client cannot tell what to retry with")
-    return passed(f"-32022, supported {supported}")
+        return failed(f"{UNSUPPORTED_VERSION} without data.supported (data is {data!r}): the client cannot tell what "
+                      "to retry with")
+    return passed(f"{UNSUPPORTED_VERSION}, supported {supported}")
 
 
 
-# --- 2026-07-28 only: removed methods, the legacy side, handlers -------------------------------------
+# --- 2026-07-28 only: removed methods, the handshake side, handlers ----------------------------------
 @compliance_check("lifecycle-removed-methods", Category.LIFECYCLE, "Removed legacy methods are rejected",
-                  revisions=STATELESS, spec=LIFECYCLE,
+                  revisions=STATELESS, spec=LIFECYCLE_PAGE,
                   why="2026-07-28 removed initialize, ping, logging/setLevel and resources/subscribe; serving them "
                   "on a stateless request mixes the eras' rules.",
                   fix="Answer the removed methods with -32601 on 2026-07-28 requests.")
@@ -702,13 +704,13 @@ def check_removed_methods(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("lifecycle-dual-era", Category.LIFECYCLE, "Legacy initialize probe (informational)",
-                  revisions=STATELESS, spec=f"{LIFECYCLE}#initialization", graded=False, fresh_session=True,
+                  revisions=STATELESS, spec=f"{LIFECYCLE_PAGE}#initialization", graded=False, fresh_session=True,
                   why="A server that also serves initialize speaks the handshake era too; its grade here is for "
                   "2026-07-28 only.",
                   fix="Nothing to fix; pin --spec-version to a handshake revision to grade the other side.")
 def check_dual_era(ctx: ComplianceContext) -> Outcome:
     with ctx.fresh_session() as session:
-        ctx.other_recordings.remove(session.transport.recording)  # the legacy side is not graded here
+        ctx.other_recordings.remove(session.transport.recording)  # the handshake side is not graded here
         try:
             response = session.request("initialize", dict(REMOVED_METHODS["initialize"]))
         except (RequestTimeoutError, TransportClosedError) as exc:
@@ -727,7 +729,7 @@ def check_dual_era(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("lifecycle-capability-handlers-match", Category.LIFECYCLE, "Capability declarations match handlers",
-                  revisions=STATELESS, spec=f"{LIFECYCLE}#capability-negotiation",
+                  revisions=STATELESS, spec=f"{LIFECYCLE_PAGE}#capability-negotiation",
                   why="A declared capability whose methods are missing sends clients into errors they cannot avoid.",
                   fix="Implement the list method of every capability you declare, or do not declare it.")
 def check_capability_handlers(ctx: ComplianceContext) -> Outcome:
@@ -736,7 +738,7 @@ def check_capability_handlers(ctx: ComplianceContext) -> Outcome:
         return skipped("the server declares no tools, resources or prompts")
     missing = [f"{LIST_CAPABILITIES[cap]} ({error_code({'error': listing.error})})" for cap in declared
                if (listing := ctx.listing(LIST_CAPABILITIES[cap], cap)).error is not None
-               and listing.error.get("code") == -32601]
+               and listing.error.get("code") == METHOD_NOT_FOUND]
     if missing:
         return failed(f"declared but not implemented: {', '.join(missing)}")
     return passed(f"{', '.join(declared)}: declared and served")

@@ -8,7 +8,6 @@ from typing import Any
 
 import jsonschema
 
-from hookconf import STATELESS_REVISIONS
 from hookconf.checks.compliance.catalog import (
     STATELESS,
     Category,
@@ -23,7 +22,7 @@ from hookconf.checks.compliance.catalog import (
     warned,
 )
 from hookconf.checks.compliance.context import ComplianceContext
-from hookconf.session import INPUT_REQUIRED
+from hookconf.protocol import INPUT_REQUIRED, STATELESS_REVISION
 from hookconf.validation import WireValidator, models_for, validation_errors
 from hookconf.wire.transport import JsonObject
 
@@ -241,7 +240,7 @@ def check_input_required_shape(ctx: ComplianceContext) -> Outcome:
     asked = [result for _, result in ctx.results_for() if result.get("resultType") == INPUT_REQUIRED]
     if not asked:
         return skipped("no input_required result was received")
-    model = models_for(STATELESS_REVISIONS[-1]).InputRequiredResult
+    model = models_for(STATELESS_REVISION).InputRequiredResult
     problems = [("; ".join(validation_errors(model, result)) or
                  ("neither inputRequests nor requestState" if not {"inputRequests", "requestState"} & set(result)
                   else "")) for result in asked]

@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from hookconf import LATEST_HANDSHAKE_REVISION
 from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
     Category,
@@ -34,12 +35,11 @@ from hookconf.checks.compliance.context import (
     is_error,
     not_evaluable,
 )
-from hookconf.checks.compliance.errors import INTERNAL_ERROR, UNKNOWN_TOOL
+from hookconf.checks.compliance.errors import UNKNOWN_TOOL
 from hookconf.checks.normalize import canonical
+from hookconf.protocol import AUTH_PAGE, INTERNAL_ERROR, SECURITY_PAGE, initialize_params
 from hookconf.wire.transport import JsonObject
 
-SECURITY = "basic/security_best_practices"
-AUTH = "basic/authorization"
 POISONING = [
     re.compile(p, re.IGNORECASE) for p in (
         r"ignore (all |any )?(previous|prior|above|earlier) (instructions|prompts)",
@@ -95,7 +95,7 @@ def _texts(tool: JsonObject) -> Iterator[tuple[str, str]]:
 
 @compliance_check(
     "security-tool-description-poisoning", Category.SECURITY, "Tool descriptions carry no hidden instructions",
-                  capability="tools", spec=SECURITY,
+                  capability="tools", spec=SECURITY_PAGE,
                   why="Descriptions go into the model's context; hidden instructions there steer the model (tool "
                   "poisoning).",
                   fix="Describe what the tool does; never address the model with instructions, secrets or hidden text.")
@@ -115,7 +115,7 @@ def _distinctive(name: str) -> bool:
 
 @compliance_check(
     "security-tool-cross-reference", Category.SECURITY, "Tools do not direct the model to other tools",
-                  capability="tools", spec=SECURITY,
+                  capability="tools", spec=SECURITY_PAGE,
                   why="A description that tells the model to call another tool can chain tools behind the user's "
                   "back (tool shadowing).",
                   fix="Keep each description about its own tool.",
@@ -141,7 +141,7 @@ def check_cross_reference(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "security-tool-rug-pull", Category.SECURITY, "Tool definitions are stable across listings",
-                  capability="tools", spec=SECURITY,
+                  capability="tools", spec=SECURITY_PAGE,
                   why="A tool that changes its definition after approval (a rug pull) escapes the user's review.",
                   fix="Keep definitions stable within a session; announce real changes with list_changed.")
 def check_rug_pull(ctx: ComplianceContext) -> Outcome:
@@ -177,7 +177,7 @@ def _error_texts(ctx: ComplianceContext) -> list[str]:
 
 @compliance_check(
     "security-error-no-stacktrace", Category.SECURITY, "Errors do not leak stack traces",
-                  spec=SECURITY,
+                  spec=SECURITY_PAGE,
                   why="Stack traces reveal paths, versions and code structure to whoever triggers an error.",
                   fix="Log traces on the server; send the client a short message.", after_all=True)
 def check_no_stacktrace(ctx: ComplianceContext) -> Outcome:
@@ -204,7 +204,7 @@ def _private_addresses(text: str) -> list[str]:
 
 @compliance_check(
     "security-error-no-internal-ip", Category.SECURITY, "Errors do not leak internal IP addresses",
-                  spec=SECURITY,
+                  spec=SECURITY_PAGE,
                   why="Internal addresses in errors map the network behind the server for an attacker.",
                   fix="Keep upstream addresses out of client-facing error messages.", after_all=True)
 def check_no_internal_ip(ctx: ComplianceContext) -> Outcome:
@@ -304,7 +304,7 @@ def _probed_tools(ctx: ComplianceContext) -> list[JsonObject]:
 
 @compliance_check(
     "security-command-injection", Category.SECURITY, "Resists command injection in tool arguments",
-                  capability="tools", spec=SECURITY,
+                  capability="tools", spec=SECURITY_PAGE,
                   why="A tool that passes arguments to a shell runs whatever the model (or a document) injects.",
                   fix="Never build shell command lines from arguments; pass argument vectors without a shell.")
 def check_command_injection(ctx: ComplianceContext) -> Outcome:
@@ -316,7 +316,7 @@ def check_command_injection(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "security-sql-injection", Category.SECURITY, "Resists SQL injection in tool arguments",
-                  capability="tools", spec=SECURITY,
+                  capability="tools", spec=SECURITY_PAGE,
                   why="A query built by string concatenation lets arguments rewrite it.",
                   fix="Use parameterized queries.")
 def check_sql_injection(ctx: ComplianceContext) -> Outcome:
@@ -327,7 +327,7 @@ def check_sql_injection(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "security-path-traversal", Category.SECURITY, "Resists path traversal in tool arguments",
-                  capability="tools", spec=SECURITY,
+                  capability="tools", spec=SECURITY_PAGE,
                   why="A tool that joins arguments to paths unchecked reads files outside its directory.",
                   fix="Resolve paths and refuse any outside the allowed roots.")
 def check_path_traversal(ctx: ComplianceContext) -> Outcome:
@@ -337,7 +337,7 @@ def check_path_traversal(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "security-ssrf-internal", Category.SECURITY, "Resists SSRF to internal addresses",
-                  capability="tools", spec=SECURITY,
+                  capability="tools", spec=SECURITY_PAGE,
                   why="A tool that fetches any URL lets a prompt reach services behind the firewall.",
                   fix="Allow-list the hosts a tool may fetch; refuse loopback, private and link-local addresses.")
 def check_ssrf(ctx: ComplianceContext) -> Outcome:
@@ -374,7 +374,7 @@ def canary_server() -> Iterator[tuple[str, threading.Event]]:
         server.server_close()
 
 
-@compliance_check("security-oversized-input", Category.SECURITY, "Survives an oversized input", spec=SECURITY,
+@compliance_check("security-oversized-input", Category.SECURITY, "Survives an oversized input", spec=SECURITY_PAGE,
                   why="One huge argument must not take the server down for every client.",
                   fix="Bound input sizes and answer oversized ones with an error.")
 def check_oversized_input(ctx: ComplianceContext) -> Outcome:
@@ -432,7 +432,7 @@ def check_extra_params(ctx: ComplianceContext) -> Outcome:
             return passed(f"{name} with an extra argument: {_answer_kind(response)}")
         failure = failure_text(ctx.baseline(tool))
         if failure is None:
-            what = "no answer" if response is None else "-32603"
+            what = "no answer" if response is None else str(INTERNAL_ERROR)
             return failed(f"{name} failed with {what} on an extra argument; without it the same call succeeds")
         unevaluable.append(f"{name}: {failure}")
         ctx.backend_errors.clear()  # settled as not evaluable: its errors say nothing about the next tool
@@ -504,8 +504,8 @@ def _initialize_body(ctx: ComplianceContext, request_id: str) -> str:
     about the credential."""
     if ctx.stateless:
         return ctx.keepalive_body(request_id)
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "hookconf", "version": "0"}}})
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "initialize",
+                       "params": initialize_params(LATEST_HANDSHAKE_REVISION)})
 
 
 def _without_auth(ctx: ComplianceContext, session: bool = False, **kwargs: Any) -> Any:
@@ -514,7 +514,7 @@ def _without_auth(ctx: ComplianceContext, session: bool = False, **kwargs: Any) 
 
 
 @compliance_check("security-auth-required", Category.SECURITY, "Rejects unauthenticated requests", transport="http",
-                  spec=AUTH, why="A server that takes credentials must not serve requests without them.",
+                  spec=AUTH_PAGE, why="A server that takes credentials must not serve requests without them.",
                   fix="Answer requests without a valid token with 401.")
 def check_auth_required(ctx: ComplianceContext) -> Outcome:
     if (skip := _auth_skip(ctx)) is not None:
@@ -526,7 +526,7 @@ def check_auth_required(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "security-www-authenticate", Category.SECURITY, "401 answers carry WWW-Authenticate",
-                  transport="http", spec=f"{AUTH}#authorization-server-location",
+                  transport="http", spec=f"{AUTH_PAGE}#authorization-server-location",
                   why="WWW-Authenticate (with resource_metadata) is how a client finds where to get a token.",
                   fix="Send WWW-Authenticate: Bearer resource_metadata=\"...\" with every 401.")
 def check_www_authenticate(ctx: ComplianceContext) -> Outcome:
@@ -542,7 +542,7 @@ def check_www_authenticate(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("security-auth-malformed", Category.SECURITY, "Rejects malformed credentials", transport="http",
-                  spec=AUTH, why="A server must not accept a token it cannot validate.",
+                  spec=AUTH_PAGE, why="A server must not accept a token it cannot validate.",
                   fix="Validate every token; answer invalid ones with 401.")
 def check_auth_malformed(ctx: ComplianceContext) -> Outcome:
     if (skip := _auth_skip(ctx)) is not None:
@@ -555,7 +555,7 @@ def check_auth_malformed(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "security-session-not-auth", Category.SECURITY, "A session id does not replace the credential",
-                  transport="http", revisions=HANDSHAKE, spec=AUTH,
+                  transport="http", revisions=HANDSHAKE, spec=AUTH_PAGE,
                   why="Session ids are not authentication; each request must carry the token.",
                   fix="Check the Authorization header on every request, with or without a session.")
 def check_session_not_auth(ctx: ComplianceContext) -> Outcome:
@@ -569,7 +569,7 @@ def check_session_not_auth(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("security-token-in-uri", Category.SECURITY, "Rejects tokens in the query string", transport="http",
-                  spec=f"{AUTH}#access-token-usage",
+                  spec=f"{AUTH_PAGE}#access-token-usage",
                   why="Tokens in URLs end up in logs and browser histories; the spec forbids them.",
                   fix="Accept tokens only in the Authorization header.")
 def check_token_in_uri(ctx: ComplianceContext) -> Outcome:
@@ -584,7 +584,7 @@ def check_token_in_uri(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "security-oauth-metadata", Category.SECURITY, "Protected Resource Metadata is served (RFC 9728)",
-                  transport="http", spec=f"{AUTH}#authorization-server-discovery",
+                  transport="http", spec=f"{AUTH_PAGE}#authorization-server-discovery",
                   why="Clients discover the authorization server from /.well-known/oauth-protected-resource.",
                   fix="Serve RFC 9728 metadata with resource and authorization_servers.")
 def check_oauth_metadata(ctx: ComplianceContext) -> Outcome:
@@ -604,7 +604,7 @@ def check_oauth_metadata(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("security-tls-required", Category.SECURITY, "Remote servers use HTTPS", transport="http",
-                  spec=f"{AUTH}#communication-security",
+                  spec=f"{AUTH_PAGE}#communication-security",
                   why="Tokens and data travel in clear text over plain HTTP.",
                   fix="Serve remote endpoints over HTTPS only.")
 def check_tls(ctx: ComplianceContext) -> Outcome:
@@ -618,7 +618,7 @@ def check_tls(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("security-rate-limiting", Category.SECURITY, "Rate limiting is enforced", transport="http",
-                  spec=SECURITY,
+                  spec=SECURITY_PAGE,
                   why="A public endpoint without rate limits can be flooded.",
                   fix="Answer excess requests with 429 and Retry-After.")
 def check_rate_limiting(ctx: ComplianceContext) -> Outcome:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from concurrent.futures import ThreadPoolExecutor
 
+from hookconf import LATEST_HANDSHAKE_REVISION
 from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
     STATELESS,
@@ -28,7 +29,8 @@ from hookconf.checks.compliance.context import (
     is_error,
     not_evaluable_rejection,
 )
-from hookconf.checks.compliance.errors import METHOD_NOT_FOUND, unknown_method
+from hookconf.checks.compliance.errors import unknown_method
+from hookconf.protocol import HEADER_MISMATCH, HTTP_PAGE, METHOD_NOT_FOUND, STDIO_PAGE
 from hookconf.session import is_discover_result
 from hookconf.wire.http import (
     METHOD_HEADER,
@@ -42,12 +44,10 @@ from hookconf.wire.http import (
 )
 from hookconf.wire.recording import FRAMING
 
-STDIO = "basic/transports#stdio"
-HTTP = "basic/transports#streamable-http"
 UNICODE_PAYLOAD = "hookconf ünïcødé ✓ 日本語 🚀"
 JSON_TYPES = ("application/json", "text/event-stream")
 CONCURRENT_REQUESTS = 5
-OTHER_VERSION = "2025-11-25"  # a header that disagrees with the 2026-07-28 in _meta
+OTHER_VERSION = LATEST_HANDSHAKE_REVISION  # a header that disagrees with the 2026-07-28 in _meta
 
 
 def _ping(request_id: str) -> str:
@@ -57,7 +57,7 @@ def _ping(request_id: str) -> str:
 # --- stdio -------------------------------------------------------------------------------------------
 @compliance_check(
     "stdio-framing", Category.TRANSPORT, "stdout carries only newline-delimited JSON-RPC", required=True,
-                  transport="stdio", stateless_required=False, spec=STDIO,
+                  transport="stdio", stateless_required=False, spec=STDIO_PAGE,
                   why="The client reads stdout as messages; any other line (a log, a banner) is a protocol error.",
                   fix="Write logs to stderr; write only JSON-RPC messages, one per line, to stdout.", after_all=True)
 def check_framing(ctx: ComplianceContext) -> Outcome:
@@ -73,7 +73,8 @@ def check_framing(ctx: ComplianceContext) -> Outcome:
     return passed(f"all {len(received)} stdout lines are JSON messages in UTF-8")
 
 
-@compliance_check("stdio-unicode", Category.TRANSPORT, "UTF-8 survives the round trip", transport="stdio", spec=STDIO,
+@compliance_check("stdio-unicode", Category.TRANSPORT, "UTF-8 survives the round trip", transport="stdio",
+                  spec=STDIO_PAGE,
                   why="Messages are UTF-8; a server that re-encodes them garbles every non-ASCII text.",
                   fix="Read and write stdin/stdout as UTF-8 (not the locale's encoding).")
 def check_unicode(ctx: ComplianceContext) -> Outcome:
@@ -101,7 +102,7 @@ def check_unicode(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "stdio-unknown-method-recovers", Category.TRANSPORT, "Answers -32601 for unknown methods and keeps serving",
-                  transport="stdio", spec=STDIO,
+                  transport="stdio", spec=STDIO_PAGE,
                   why="One unknown method must not end a stdio session; the process serves one client only.",
                   fix="Answer unknown methods with -32601 and keep reading stdin.")
 def check_unknown_method_recovers(ctx: ComplianceContext) -> Outcome:
@@ -109,13 +110,13 @@ def check_unknown_method_recovers(ctx: ComplianceContext) -> Outcome:
     if not answer.still_serving:
         return failed("the server stopped serving after an unknown method")
     if error_code(answer.response) != METHOD_NOT_FOUND:
-        return failed(f"unknown method answered with {error_code(answer.response)!r}, expected -32601")
-    return passed("-32601, and still serving")
+        return failed(f"unknown method answered with {error_code(answer.response)!r}, expected {METHOD_NOT_FOUND}")
+    return passed(f"{METHOD_NOT_FOUND}, and still serving")
 
 
 # --- streamable HTTP ---------------------------------------------------------------------------------
 @compliance_check("transport-post", Category.TRANSPORT, "Accepts JSON-RPC over HTTP POST", required=True,
-                  transport="http", spec=HTTP,
+                  transport="http", spec=HTTP_PAGE,
                   why="Streamable HTTP sends every client message as a POST to the MCP endpoint.",
                   fix="Accept POST on the endpoint and answer requests with 200.")
 def check_post(ctx: ComplianceContext) -> Outcome:
@@ -136,7 +137,7 @@ def _opening_exchange(ctx: ComplianceContext) -> HttpExchange | None:
 
 @compliance_check(
     "transport-content-type", Category.TRANSPORT, "Answers with application/json or text/event-stream",
-                  required=True, transport="http", spec=HTTP,
+                  required=True, transport="http", spec=HTTP_PAGE,
                   why="The client parses the answer by its content type; anything else cannot be read.",
                   fix="Answer requests with Content-Type application/json or text/event-stream.", after_all=True)
 def check_content_type(ctx: ComplianceContext) -> Outcome:
@@ -149,7 +150,7 @@ def check_content_type(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "transport-content-type-init", Category.TRANSPORT, "The initialize answer has a valid content type",
-                  transport="http", revisions=HANDSHAKE, spec=HTTP,
+                  transport="http", revisions=HANDSHAKE, spec=HTTP_PAGE,
                   why="The first answer decides whether the client can talk to the server at all.",
                   fix="Answer initialize with application/json or text/event-stream.")
 def check_content_type_init(ctx: ComplianceContext) -> Outcome:
@@ -161,7 +162,7 @@ def check_content_type_init(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "transport-notification-202", Category.TRANSPORT, "Notifications are answered 202 Accepted",
-                  transport="http", spec=HTTP,
+                  transport="http", spec=HTTP_PAGE,
                   why="A POST that carries only a notification has nothing to answer: the spec asks for 202, no body.",
                   fix="Answer POSTs of notifications (and responses) with 202 and an empty body.")
 def check_notification_202(ctx: ComplianceContext) -> Outcome:
@@ -175,7 +176,7 @@ def check_notification_202(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "transport-content-type-reject", Category.TRANSPORT, "Rejects a non-JSON Content-Type",
-                  transport="http", spec=HTTP,
+                  transport="http", spec=HTTP_PAGE,
                   why="A body that is not declared as JSON may not be JSON; accepting it invites confusion attacks.",
                   fix="Answer POSTs whose Content-Type is not application/json with 415 (or 400).")
 def check_content_type_reject(ctx: ComplianceContext) -> Outcome:
@@ -190,7 +191,7 @@ def check_content_type_reject(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "transport-session-id", Category.TRANSPORT, "Enforces Mcp-Session-Id after initialization",
-                  transport="http", revisions=HANDSHAKE, spec=f"{HTTP}#session-management",
+                  transport="http", revisions=HANDSHAKE, spec=f"{HTTP_PAGE}#session-management",
                   why="A server that issues session ids must require them, or sessions can be mixed up.",
                   fix="Answer requests without the Mcp-Session-Id header with 400 once you issued one.")
 def check_session_id(ctx: ComplianceContext) -> Outcome:
@@ -204,7 +205,7 @@ def check_session_id(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "transport-session-invalid", Category.TRANSPORT, "Answers 404 for an unknown session id",
-                  transport="http", revisions=HANDSHAKE, spec=f"{HTTP}#session-management",
+                  transport="http", revisions=HANDSHAKE, spec=f"{HTTP_PAGE}#session-management",
                   why="404 tells the client its session is gone and it must initialize again.",
                   fix="Answer requests with an unknown Mcp-Session-Id with 404.")
 def check_session_invalid(ctx: ComplianceContext) -> Outcome:
@@ -233,7 +234,7 @@ def _judge_get(reply: HttpReply, allowed: tuple[int, ...]) -> Outcome:
 
 @compliance_check(
     "transport-get", Category.TRANSPORT, "GET without a session: SSE stream, 405 or 400", transport="http",
-                  revisions=HANDSHAKE, spec=f"{HTTP}#listening-for-messages-from-the-server",
+                  revisions=HANDSHAKE, spec=f"{HTTP_PAGE}#listening-for-messages-from-the-server",
                   why="GET opens the server-to-client stream; a server without one says 405.",
                   fix="Answer GET with text/event-stream or 405 Method Not Allowed.")
 def check_get(ctx: ComplianceContext) -> Outcome:
@@ -242,7 +243,7 @@ def check_get(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "transport-get-stream", Category.TRANSPORT, "GET with the session: SSE stream or 405", transport="http",
-                  revisions=HANDSHAKE, spec=f"{HTTP}#listening-for-messages-from-the-server",
+                  revisions=HANDSHAKE, spec=f"{HTTP_PAGE}#listening-for-messages-from-the-server",
                   why="Within a session, GET is how the server reaches the client outside a request.",
                   fix="Answer GET with the session id with text/event-stream, or 405.")
 def check_get_stream(ctx: ComplianceContext) -> Outcome:
@@ -251,7 +252,7 @@ def check_get_stream(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check("transport-delete", Category.TRANSPORT, "DELETE ends a session, or is 405", transport="http",
                   fresh_session=True,
-                  revisions=HANDSHAKE, spec=f"{HTTP}#session-management",
+                  revisions=HANDSHAKE, spec=f"{HTTP_PAGE}#session-management",
                   why="Clients end sessions with DELETE; a server that does not allow it says 405.",
                   fix="Answer DELETE with the session id with 200/204 (and forget the session), or 405.",
                   should=Rule("The server MAY terminate the session at any time, after which it MUST respond to "
@@ -310,7 +311,7 @@ def check_batch_support(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("transport-concurrent", Category.TRANSPORT, "Handles concurrent requests", transport="http",
-                  spec=HTTP,
+                  spec=HTTP_PAGE,
                   why="Clients send requests in parallel; each POST must get its own answer.",
                   fix="Serve POSTs concurrently and route each answer to its own request.")
 def check_concurrent(ctx: ComplianceContext) -> Outcome:
@@ -324,7 +325,7 @@ def check_concurrent(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check(
     "transport-sse-event-field", Category.TRANSPORT, "SSE events carrying messages are 'message' events",
-                  transport="http", revisions=HANDSHAKE, spec=HTTP,
+                  transport="http", revisions=HANDSHAKE, spec=HTTP_PAGE,
                   why="Clients listen for the default 'message' event; other event names are not delivered.",
                   fix="Send JSON-RPC messages as `event: message` (or with no event field).", after_all=True)
 def check_sse_event_field(ctx: ComplianceContext) -> Outcome:
@@ -378,11 +379,11 @@ def _header_rejected(ctx: ComplianceContext, reply: HttpReply, what: str) -> Out
     answer = reply.response
     if 400 <= reply.status < 500 or is_error(answer):
         return passed(f"{what}: rejected with HTTP {reply.status}, {describe(answer)}")
-    return failed(f"{what}: answered HTTP {reply.status} with {describe(answer)}; expected 400 (-32020)")
+    return failed(f"{what}: answered HTTP {reply.status} with {describe(answer)}; expected 400 ({HEADER_MISMATCH})")
 
 
 @compliance_check("transport-header-version-required", Category.TRANSPORT, "Rejects a missing MCP-Protocol-Version",
-                  required=True, transport="http", revisions=STATELESS, spec=f"{HTTP}#protocol-version-header",
+                  required=True, transport="http", revisions=STATELESS, spec=f"{HTTP_PAGE}#protocol-version-header",
                   why="Intermediaries route and authorize by the version header; a request without it is malformed.",
                   fix="Answer a POST without MCP-Protocol-Version with 400 and -32020.")
 def check_version_header_required(ctx: ComplianceContext) -> Outcome:
@@ -392,7 +393,7 @@ def check_version_header_required(ctx: ComplianceContext) -> Outcome:
 
 @compliance_check("transport-header-version-mismatch", Category.TRANSPORT,
                   "Rejects a header/_meta protocol version mismatch", required=True, transport="http",
-                  revisions=STATELESS, spec=f"{HTTP}#protocol-version-header",
+                  revisions=STATELESS, spec=f"{HTTP_PAGE}#protocol-version-header",
                   why="The header and _meta must name the same version, or the request means two things at once.",
                   fix="Answer a POST whose MCP-Protocol-Version differs from _meta's protocolVersion with 400 "
                   "(-32020).")
@@ -402,7 +403,7 @@ def check_version_header_mismatch(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("transport-header-method-required", Category.TRANSPORT, "Rejects a missing Mcp-Method",
-                  required=True, transport="http", revisions=STATELESS, spec=f"{HTTP}#standard-headers",
+                  required=True, transport="http", revisions=STATELESS, spec=f"{HTTP_PAGE}#standard-headers",
                   why="Gateways route and rate-limit by Mcp-Method without parsing bodies; it must be there.",
                   fix="Answer a POST without Mcp-Method with 400 and -32020.")
 def check_method_header_required(ctx: ComplianceContext) -> Outcome:
@@ -411,7 +412,7 @@ def check_method_header_required(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("transport-header-method-mismatch", Category.TRANSPORT, "Rejects an Mcp-Method/body mismatch",
-                  required=True, transport="http", revisions=STATELESS, spec=f"{HTTP}#standard-headers",
+                  required=True, transport="http", revisions=STATELESS, spec=f"{HTTP_PAGE}#standard-headers",
                   why="A header that disagrees with the body lets a request pass a gateway's rules as another method.",
                   fix="Answer a POST whose Mcp-Method differs from the body's method with 400 (-32020).")
 def check_method_header_mismatch(ctx: ComplianceContext) -> Outcome:
@@ -420,7 +421,7 @@ def check_method_header_mismatch(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("transport-header-name-mismatch", Category.TRANSPORT, "Rejects an Mcp-Name/body mismatch",
-                  transport="http", capability="tools", revisions=STATELESS, spec=f"{HTTP}#standard-headers",
+                  transport="http", capability="tools", revisions=STATELESS, spec=f"{HTTP_PAGE}#standard-headers",
                   why="Gateways allow or deny tools by Mcp-Name; a body naming another tool slips past them.",
                   fix="Answer a tools/call whose Mcp-Name differs from params.name with 400 (-32020).")
 def check_name_header_mismatch(ctx: ComplianceContext) -> Outcome:
@@ -435,7 +436,7 @@ def check_name_header_mismatch(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("transport-header-case-insensitive", Category.TRANSPORT, "Header names are case-insensitive",
-                  transport="http", revisions=STATELESS, spec=f"{HTTP}#standard-headers",
+                  transport="http", revisions=STATELESS, spec=f"{HTTP_PAGE}#standard-headers",
                   why="HTTP header names are case-insensitive; proxies often lower-case them.",
                   fix="Look headers up without regard to case.")
 def check_header_case(ctx: ComplianceContext) -> Outcome:
@@ -454,7 +455,7 @@ def _judge_405(reply: HttpReply, method: str) -> Outcome:
 
 
 @compliance_check("transport-get-removed", Category.TRANSPORT, "GET returns 405", transport="http",
-                  revisions=STATELESS, spec=HTTP,
+                  revisions=STATELESS, spec=HTTP_PAGE,
                   why="2026-07-28 replaced the GET stream with subscriptions/listen; a GET must be refused.",
                   fix="Answer GET on the MCP endpoint with 405 Method Not Allowed.")
 def check_get_removed(ctx: ComplianceContext) -> Outcome:
@@ -464,7 +465,7 @@ def check_get_removed(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("transport-delete-removed", Category.TRANSPORT, "DELETE returns 405", transport="http",
-                  revisions=STATELESS, spec=HTTP,
+                  revisions=STATELESS, spec=HTTP_PAGE,
                   why="There are no sessions to end in 2026-07-28; DELETE must be refused.",
                   fix="Answer DELETE on the MCP endpoint with 405 Method Not Allowed.")
 def check_delete_removed(ctx: ComplianceContext) -> Outcome:
@@ -472,7 +473,7 @@ def check_delete_removed(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check("transport-session-ignored", Category.TRANSPORT, "Ignores Mcp-Session-Id", transport="http",
-                  revisions=STATELESS, spec=HTTP,
+                  revisions=STATELESS, spec=HTTP_PAGE,
                   why="2026-07-28 is stateless: a session header left over from an older client must not break "
                   "requests.",
                   fix="Ignore Mcp-Session-Id on 2026-07-28 requests.")
