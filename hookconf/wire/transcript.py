@@ -69,6 +69,9 @@ class Reply:
         return data if data.endswith(b"\n") else data + b"\n"
 
 
+HANG_UP = Reply("")  # instead of a line: the server ends the conversation, as a process that exits
+
+
 ScriptedServer = Callable[[Incoming], Sequence[Reply]]
 Answer = Callable[[Incoming], Sequence[Reply]]  # one rule's answer to the line it matched
 
@@ -88,6 +91,11 @@ def error(code: Any, message: str, data: Any = None, after_s: float = 0.0, reque
 def silence(_incoming: Incoming) -> Sequence[Reply]:
     """Answer nothing."""
     return []
+
+
+def hang_up(_incoming: Incoming) -> Sequence[Reply]:
+    """End the conversation: every wait ends, and every later request is refused, as when a process exits."""
+    return [HANG_UP]
 
 
 def lines(*payloads: Any) -> Answer:
@@ -200,7 +208,9 @@ class TranscriptTransport(Transport):
         timer.start()
 
     def _write(self, reply: Reply) -> None:
-        if self.closed_reason is None:
+        if reply is HANG_UP:
+            self.mark_closed("the scripted server hung up")
+        elif self.closed_reason is None:
             pump_lines(io.BytesIO(reply.line()), self)
 
     def close(self) -> None:
