@@ -40,9 +40,9 @@ TIMEOUT_MS = 300  # a scripted server answers at once: silence is known after th
 SERVER_INFO = {"name": "transcript-server", "version": "1.0.0"}
 
 
-def tool(name: str, description: str = "Reads a value.", read_only: bool = True, **schema: Any) -> JsonObject:
-    input_schema = {"type": "object", "properties": schema.get("properties", {})}
-    return {"name": name, "description": description, "inputSchema": input_schema,
+def tool(name: str, description: str = "Reads a value.", read_only: bool = True,
+         properties: JsonObject | None = None) -> JsonObject:
+    return {"name": name, "description": description, "inputSchema": {"type": "object", "properties": properties or {}},
             "annotations": {"readOnlyHint": read_only}}
 
 

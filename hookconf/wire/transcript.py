@@ -4,8 +4,9 @@ Every message goes through the same correlation, framing and recording as over s
 answers is encoded as stdout lines and read back as a real server's would be (a line that is no UTF-8 is a
 framing fault, two messages on one line are one unreadable line). So a check, a hook suite or the session
 can be run from a transcript, without any process, and judges the Recording it leaves exactly as it judges
-a real one. It lives in the wire layer beside stdio and HTTP because it is one: a change to the Transport
-interface is type-checked against it, and a recorded conversation can be answered again through it.
+a real one. It lives in the wire layer beside stdio and HTTP because it is one: it needs nothing of the tests,
+a change to the Transport interface is type-checked against it, and a script built from a Recording would
+answer a recorded conversation again, so that its verdicts could be re-judged without the server.
 """
 
 from __future__ import annotations
