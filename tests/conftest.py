@@ -1,14 +1,12 @@
-"""Shared helpers: fixture-server configs, real HTTP fixture servers, and the CLI run in-process."""
+"""Shared fixtures: the report schema check, real HTTP fixture servers, and the CLI run in-process.
+Plain helpers live in tests/support.py."""
 
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,23 +16,7 @@ from jsonschema import Draft202012Validator
 from hookconf.cli import main
 from hookconf.report.model import Report
 from hookconf.report.schema import report_schema
-
-FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def stdio_server(script: str, *args: str) -> dict[str, Any]:
-    return {"name": script.removesuffix(".py"), "transport": "stdio",
-            "command": sys.executable, "args": [str(FIXTURES / script), *args]}
-
-
-@dataclass
-class CliRun:
-    exit_code: int
-    stdout: str
-    stderr: str
-
-    def json(self) -> Any:
-        return json.loads(self.stdout)
+from tests.support import FIXTURES, CliRun, free_port, wait_for_port
 
 
 @pytest.fixture(scope="session")
@@ -80,18 +62,6 @@ def write_config(tmp_path: Path) -> Callable[..., Path]:
     return write
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def http_server(script: str) -> dict[str, Any]:
-    """A config that has hookconf start the fixture as a streamable-HTTP server on a free port."""
-    port = free_port()
-    return {**stdio_server(script, "--http", str(port)), "transport": "http", "url": f"http://127.0.0.1:{port}/mcp"}
-
-
 @pytest.fixture(scope="module")
 def external_good_http() -> Iterator[str]:
     """A good fixture started outside hookconf, reached by URL only (as a deployed server would be)."""
@@ -108,16 +78,3 @@ def external_good_http() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-
-
-def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout_s: float = 20) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"fixture server exited with {process.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"fixture server did not listen on port {port} within {timeout_s} s")

@@ -17,7 +17,7 @@ from hookconf import HOOK_SUITES
 from hookconf.config import parse_config
 from hookconf.report.model import SCHEMA_VERSION, Report, ResultEntry
 from hookconf.runner import RunOptions, run_audit
-from tests.conftest import FIXTURES, CliRun, http_server, stdio_server
+from tests.support import FIXTURES, CliRun, http_server, stdio_server
 
 TRANSPORTS = ["stdio", pytest.param("http", marks=pytest.mark.http)]
 

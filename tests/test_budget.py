@@ -18,7 +18,7 @@ from hookconf.fleet.tables import audits_frame, regressions_table, results_frame
 from hookconf.fleet.worker import audit_config
 from hookconf.report import github, html, human, markdown
 from hookconf.report.model import Report
-from tests.conftest import CliRun, stdio_server
+from tests.support import CliRun, stdio_server
 
 Run = Callable[..., CliRun]
 WriteConfig = Callable[..., Path]

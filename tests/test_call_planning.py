@@ -12,7 +12,7 @@ from hookconf.config import parse_config
 from hookconf.report.model import Report, ResultEntry
 from hookconf.runner import RunOptions, run_audit
 from hookconf.session import CallOutcome
-from tests.conftest import stdio_server
+from tests.support import stdio_server
 
 SERIES_SUITES = ("idempotency", "latency", "determinism")
 INJECTION_CHECKS = ("security-command-injection", "security-sql-injection", "security-path-traversal")

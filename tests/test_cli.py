@@ -12,7 +12,7 @@ import pytest
 
 from hookconf.checks import FINDINGS
 from hookconf.config import load_config
-from tests.conftest import CliRun, stdio_server
+from tests.support import CliRun, stdio_server
 
 SEED_CODES = ["IDEMP-001", "IDEMP-002", "IDEMP-003", "SIDE-001", "SIDE-002", "LAT-001", "LAT-002",
               "DET-001", "DET-002", "DSGVO-001", "DSGVO-002"]

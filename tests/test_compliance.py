@@ -20,7 +20,7 @@ from hookconf.report import github, human, sarif
 from hookconf.report.model import Report
 from hookconf.runner import RunOptions, run_audit
 from hookconf.session import close_together, open_session
-from tests.conftest import FIXTURES, free_port, http_server, stdio_server, wait_for_port
+from tests.support import FIXTURES, free_port, http_server, stdio_server, wait_for_port
 
 SCRIPT = "compliance_server.py"
 

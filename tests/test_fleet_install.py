@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CliRun
+from tests.support import CliRun
 
 FLEET = Path(__file__).parent / "fleet"
 DISTRIBUTION = "hookconf-fixture-server"

@@ -11,7 +11,7 @@ import pytest
 from hookconf.fleet.manifest import load_targets
 from hookconf.fleet.versions import find_links_versions, latest_versions, sorted_versions
 from hookconf.fleet.worker import substitute
-from tests.conftest import CliRun
+from tests.support import CliRun
 
 FLEET = '[fleet]\nname = "t"\n'
 MEMORY = '[[servers]]\nname = "memory"\nsource = "npm"\npackage = "@modelcontextprotocol/server-memory"\n'

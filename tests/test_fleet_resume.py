@@ -15,7 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.conftest import CliRun
+from tests.support import CliRun
 
 FLEET = Path(__file__).parent / "fleet"
 MANIFEST = FLEET / "resume.toml"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hookconf.cli import main
-from tests.conftest import CliRun
+from tests.support import CliRun
 
 FLEET = Path(__file__).parent / "fleet"
 

@@ -15,7 +15,7 @@ from hookconf.fleet.store import FleetStore
 from hookconf.fleet.tables import listed_tools
 from hookconf.report.model import Report, ResultEntry, ServerInfo, ToolEntry, ToolInfo, summarize
 from hookconf.verdicts import Status
-from tests.conftest import CliRun
+from tests.support import CliRun
 from tests.test_fleet_run import markdown_rows
 
 WIDE_BEFORE = [f"t{n:02d}" for n in range(90)]

@@ -18,7 +18,7 @@ from hookconf.report import html, human, markdown
 from hookconf.report.model import Report, ResultEntry
 from hookconf.runner import RunOptions, run_audit
 from hookconf.session import CallOutcome
-from tests.conftest import CliRun, stdio_server
+from tests.support import CliRun, stdio_server
 
 CALLING_SUITES = ("idempotency", "side-effects", "latency", "determinism")
 COMPARING_SUITES = ("idempotency", "latency", "determinism")

@@ -20,7 +20,7 @@ from hookconf.config import parse_config
 from hookconf.report.model import Report, ResultEntry
 from hookconf.runner import RunOptions, run_audit
 from hookconf.verdicts import Status
-from tests.conftest import FIXTURES, CliRun, free_port, stdio_server, wait_for_port
+from tests.support import FIXTURES, CliRun, free_port, stdio_server, wait_for_port
 
 TIMEOUT_MS = 20_000  # a wait for the timeout would show: every case below ends far sooner
 PROMPT_S = 10.0  # a whole audit of the fixture, under load, with room to spare

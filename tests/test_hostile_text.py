@@ -22,7 +22,7 @@ from hookconf.report import markdown
 from hookconf.report.formats import OutputFormat, render
 from hookconf.report.model import Report
 from hookconf.safe_text import escape_in_json, is_hidden, safe_text
-from tests.conftest import CliRun, stdio_server
+from tests.support import CliRun, stdio_server
 from tests.test_fleet_tables import report as fleet_report_json
 
 HOOKCONF = [sys.executable, "-m", "hookconf"]

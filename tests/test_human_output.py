@@ -10,7 +10,7 @@ from hookconf import HOOK_SUITES
 from hookconf.config import parse_config
 from hookconf.report import human
 from hookconf.runner import RunOptions, run_audit
-from tests.conftest import stdio_server
+from tests.support import stdio_server
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 TIMINGS = re.compile(r"\d+(\.\d+)? (ms|MiB|s)\b")

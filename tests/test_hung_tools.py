@@ -20,7 +20,7 @@ from hookconf.config import parse_config
 from hookconf.report.model import Report
 from hookconf.runner import RunOptions, run_audit
 from hookconf.session import open_session
-from tests.conftest import http_server, stdio_server
+from tests.support import http_server, stdio_server
 
 TIMEOUT_MS = 1500
 # A bound against hangs, not a benchmark: without the fix each check that calls the hung tool waits out

@@ -16,7 +16,7 @@ from hookconf.fleet.store import StoredAudit
 from hookconf.fleet.tables import audits_frame, regressions_table, results_frame, worst_p95_ms
 from hookconf.report.model import Report, ResultEntry
 from hookconf.runner import RunOptions, run_audit
-from tests.conftest import stdio_server
+from tests.support import stdio_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 

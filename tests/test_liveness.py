@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -19,14 +20,13 @@ from hookconf.errors import RequestTimeoutError
 from hookconf.report.model import Report, ResultEntry
 from hookconf.runner import RunOptions, run_audit
 from hookconf.session import open_session
+from hookconf.wire.transcript import Incoming, Reply, TranscriptTransport
 from hookconf.wire.transport import (
     LIVENESS_FLOOR_S,
-    JsonObject,
     ServerHungError,
     occupies_server,
 )
-from tests.conftest import free_port, stdio_server
-from tests.test_wire_fuzz import LoopbackTransport
+from tests.support import free_port, stdio_server
 
 SCRIPT = "compliance_server.py"
 HANG = "hang-on-invalid-json"
@@ -115,19 +115,18 @@ def test_a_raw_tools_call_to_a_slow_tool_gets_the_whole_timeout_and_is_not_calle
 
 
 # --- the wire logic, against an in-process loopback ----------------------------------------------------
-def silent_after_raw_line(pace_s: float = 0.0) -> LoopbackTransport:
+def silent_after_raw_line(pace_s: float = 0.0) -> TranscriptTransport:
     """Answers pings (after `pace_s`) until a message whose method is not a string comes; then nothing."""
     stuck: list[bool] = []
 
-    def answers(message: JsonObject) -> list[str]:
-        if not isinstance(message.get("method"), str):
+    def answers(incoming: Incoming) -> Sequence[Reply]:
+        if incoming.method is None:
             stuck.append(True)
-        if stuck or message.get("method") != "ping":
+        if stuck or incoming.method != "ping":
             return []
-        time.sleep(pace_s)
-        return [json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {}})]
+        return [Reply({"jsonrpc": "2.0", "id": incoming.id, "result": {}}, after_s=pace_s)]
 
-    return LoopbackTransport(answers)
+    return TranscriptTransport(answers)
 
 
 INVALID_REQUEST = json.dumps({"jsonrpc": "2.0", "id": "raw-1", "method": 42})

@@ -15,7 +15,7 @@ from hookconf.config import parse_config
 from hookconf.report.model import Report
 from hookconf.session import McpSession
 from hookconf.wire.transport import JsonObject
-from tests.conftest import stdio_server
+from tests.support import stdio_server
 from tests.test_call_planning import DEAD, INJECTION_CHECKS, WORKING, calls, check, offline_audit, outcome
 
 ARXIV_WORDS = "Could not connect to arXiv after 3 attempts. Please check your network connection"

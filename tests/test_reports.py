@@ -26,7 +26,7 @@ from hookconf.report.formats import wants_colour
 from hookconf.report.model import SCHEMA_VERSION, Report, ResultEntry, summarize
 from hookconf.runner import RunOptions, run_audit
 from hookconf.verdicts import Status
-from tests.conftest import CliRun, stdio_server
+from tests.support import CliRun, stdio_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 REPORT_TOOLS = ["random_text", "timestamped", "slow_tool", "wipe_everything", "undocumented"]

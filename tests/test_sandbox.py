@@ -21,7 +21,7 @@ from hookconf.config import ServerConfig
 from hookconf.session import open_session
 from hookconf.wire.process import ServerProcess, process_tree
 from hookconf.wire.sandbox import CallWatch, Sandbox, changes_between
-from tests.conftest import FIXTURES, CliRun, stdio_server
+from tests.support import FIXTURES, CliRun, stdio_server
 
 
 @pytest.fixture

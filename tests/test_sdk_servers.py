@@ -28,7 +28,7 @@ import pytest
 
 from hookconf.config import parse_config
 from hookconf.era import connect
-from tests.conftest import FIXTURES, CliRun, free_port
+from tests.support import FIXTURES, CliRun, free_port
 
 REPO = Path(__file__).resolve().parent.parent
 CACHE = REPO / ".hookconf-cache" / "test-sdks"

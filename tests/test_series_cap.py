@@ -13,7 +13,7 @@ from hookconf.config import Thresholds, example_config, parse_config
 from hookconf.errors import ConfigError
 from hookconf.report.model import Report, ResultEntry
 from hookconf.runner import RunOptions, run_audit
-from tests.conftest import stdio_server
+from tests.support import stdio_server
 
 SLOW = "slow_tool"  # sleeps 0.3 s a call
 FAST = "undocumented"  # answers at once

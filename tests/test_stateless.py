@@ -18,7 +18,7 @@ from hookconf.errors import ConfigError, ServerStartError, TransportClosedError
 from hookconf.report.model import Report
 from hookconf.runner import RunOptions, run_audit
 from hookconf.session import McpSession, open_session
-from tests.conftest import http_server, stdio_server
+from tests.support import http_server, stdio_server
 
 MODERN = "stateless_server.py"  # hand-written, 2026-07-28 only
 DUAL = "good_server.py"  # the mcp SDK 2.x: serves server/discover and initialize

@@ -20,7 +20,7 @@ from hookconf.fleet.tables import AUDITED, build_tables, suite_statuses
 from hookconf.report.keys import SERVER_SCOPE
 from hookconf.report.model import ResultEntry
 from hookconf.verdicts import Status
-from tests.conftest import CliRun
+from tests.support import CliRun
 
 DOC = Path(__file__).parent.parent / "docs" / "warnings-and-advice.md"
 DOC_ROW = re.compile(r"^\| `(?P<id>[a-z0-9-]+)` \| (?P<verdict>warning|advice) \|", re.MULTILINE)

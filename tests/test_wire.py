@@ -10,7 +10,7 @@ import pytest
 from hookconf.config import ServerConfig
 from hookconf.session import McpSession, open_session
 from hookconf.wire.http import header_value
-from tests.conftest import stdio_server
+from tests.support import stdio_server
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import json
 import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -20,8 +20,8 @@ import pytest
 from hookconf.errors import HookconfError
 from hookconf.session import McpSession
 from hookconf.wire.http import _request_id, iter_sse_events
-from hookconf.wire.recording import Recording
 from hookconf.wire.stdio import decode_line, pump_lines
+from hookconf.wire.transcript import Incoming, Reply, TranscriptTransport, silence
 from hookconf.wire.transport import JsonObject, Transport
 
 SEED = int(os.environ.get("HOOKCONF_FUZZ_SEED", "1404"))
@@ -31,25 +31,6 @@ TIME_BUDGET_S = 20.0  # a few seconds here; the budget leaves room for a loaded 
 ODD_IDS: tuple[Any, ...] = (1, 2, 3, "a", "1", None, True, 1.0, -1, 10**30, [1], {"id": 1}, "\ud800", "")
 ODD_VALUES: tuple[Any, ...] = (None, True, 0, -1.5, "", "x", [], {}, [[]], {"a": {}}, "2025-11-25", "\ud800",
                                 10**40, "9999-99-99")
-
-
-class LoopbackTransport(Transport):
-    """The wire layer's own logic, with what it sends encoded as stdio would and answered by `responder`."""
-
-    def __init__(self, responder: Callable[[JsonObject], list[str]] | None = None) -> None:
-        super().__init__(Recording())
-        self.sent: list[bytes] = []
-        self.responder = responder
-
-    def send_raw(self, raw: str) -> None:
-        self.sent.append(raw.encode("utf-8") + b"\n")
-        if self.responder is not None:
-            message = json.loads(raw)
-            for answer in self.responder(message) if isinstance(message, dict) else []:
-                self.deliver(answer)
-
-    def close(self) -> None:
-        self.mark_closed("closed by the test")
 
 
 # --- frames ------------------------------------------------------------------------------------------------
@@ -152,7 +133,7 @@ def test_no_frame_makes_an_exception_escape_the_wire_layer() -> None:
     started = time.monotonic()
     for iteration in range(WIRE_ITERATIONS):
         try:
-            assert_every_wait_is_sound(feed_wire(rng, LoopbackTransport()))
+            assert_every_wait_is_sound(feed_wire(rng, TranscriptTransport(silence)))
         except BaseException as exc:
             pytest.fail(f"seed {SEED}, iteration {iteration}: {exc!r} escaped the wire layer")
     elapsed = time.monotonic() - started
@@ -161,25 +142,26 @@ def test_no_frame_makes_an_exception_escape_the_wire_layer() -> None:
 
 
 # --- the negotiation ---------------------------------------------------------------------------------------
-def scripted_answers(rng: random.Random) -> Callable[[JsonObject], list[str]]:
+def scripted_answers(rng: random.Random) -> Callable[[Incoming], Sequence[Reply]]:
     """Answers each request with an odd result, a broken line, a wrong id or nothing at all."""
 
-    def answer(message: JsonObject) -> list[str]:
-        if "id" not in message:
+    def answer(incoming: Incoming) -> Sequence[Reply]:
+        message = incoming.message
+        if not isinstance(message, dict) or "id" not in message:
             return []
         request_id = message["id"]
         choice = rng.randrange(6)
         if choice == 0:
             return []
         if choice == 1:
-            return [random_frame(rng).decode("utf-8", "replace")]
+            return [Reply(random_frame(rng).decode("utf-8", "replace"))]
         result: Any = rng.choice(ODD_VALUES)
         if choice in (2, 3):
             result = {"protocolVersion": rng.choice(ODD_VALUES), "capabilities": rng.choice(ODD_VALUES),
                       "serverInfo": rng.choice(ODD_VALUES), "instructions": rng.choice(ODD_VALUES),
                       "tools": rng.choice([*ODD_VALUES, [{"name": "t"}, 3]]), "nextCursor": rng.choice(ODD_VALUES)}
         answer_id = request_id if choice != 4 else rng.choice(ODD_IDS)
-        return [json.dumps({"jsonrpc": "2.0", "id": answer_id, "result": result})]
+        return [Reply({"jsonrpc": "2.0", "id": answer_id, "result": result})]
 
     return answer
 
@@ -188,7 +170,7 @@ def test_no_answer_makes_an_exception_escape_the_negotiation() -> None:
     rng = random.Random(SEED)
     started = time.monotonic()
     for iteration in range(NEGOTIATION_ITERATIONS):
-        session = McpSession(transport=LoopbackTransport(scripted_answers(rng)), timeout_s=0.001, process=None)
+        session = McpSession(transport=TranscriptTransport(scripted_answers(rng)), timeout_s=0.001, process=None)
         try:
             identity = session.initialize(offer=rng.choice(["2025-11-25", "2025-06-18", "2024-11-05"]))
             assert identity.protocol_version in ("2025-11-25", "2025-06-18", "2024-11-05")
@@ -205,7 +187,7 @@ def test_no_answer_makes_an_exception_escape_the_negotiation() -> None:
 
 # --- the rules, one frame at a time -------------------------------------------------------------------------
 def test_a_stray_log_line_ends_no_wait_and_is_no_jsonrpc_fault() -> None:
-    transport = LoopbackTransport()
+    transport = TranscriptTransport(silence)
     waiting = transport._expect(1, "initialize")
     transport.deliver("[info] listening on stdio")
     assert not waiting.done()
@@ -215,7 +197,7 @@ def test_a_stray_log_line_ends_no_wait_and_is_no_jsonrpc_fault() -> None:
 
 
 def test_an_unreadable_answer_fails_the_request_whose_id_it_names() -> None:
-    transport = LoopbackTransport()
+    transport = TranscriptTransport(silence)
     first, second = transport._expect(1, "ping"), transport._expect(2, "tools/list")
     transport.deliver('{"jsonrpc":"2.0","id":2,"result":{"tools":[' + "[" * 200 + "]" * 200 + "]}}")
     assert not first.done()
@@ -225,7 +207,7 @@ def test_an_unreadable_answer_fails_the_request_whose_id_it_names() -> None:
 
 
 def test_a_response_to_no_request_answers_the_oldest_waiting_and_is_recorded() -> None:
-    transport = LoopbackTransport()
+    transport = TranscriptTransport(silence)
     transport.send({"jsonrpc": "2.0", "id": 7, "method": "ping"})  # answered below, so not a stray id
     first, second = transport._expect(8, "ping"), transport._expect(9, "ping")
     transport.deliver('{"jsonrpc":"2.0","id":7,"result":{}}')  # late: ignored
@@ -240,12 +222,12 @@ def test_a_response_to_no_request_answers_the_oldest_waiting_and_is_recorded() -
 
 
 def test_an_unreadable_answer_to_a_raw_line_is_silence_from_a_server_that_still_serves() -> None:
-    def answers(message: JsonObject) -> list[str]:
-        if message.get("method") == "ping":
-            return [json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {}})]
-        return ['{"jsonrpc":"2.0","id":"raw-1","error":{"code":-32601,"message":"cut']
+    def answers(incoming: Incoming) -> Sequence[Reply]:
+        if incoming.method == "ping":
+            return [Reply({"jsonrpc": "2.0", "id": incoming.id, "result": {}})]
+        return [Reply('{"jsonrpc":"2.0","id":"raw-1","error":{"code":-32601,"message":"cut')]
 
-    transport = LoopbackTransport(answers)
+    transport = TranscriptTransport(answers)
     raw = json.dumps({"jsonrpc": "2.0", "id": "raw-1", "method": "no/such"})
     assert transport.send_then_ping(raw, "raw-1", timeout_s=1.0) is None
     assert "not JSON" in transport.recording.faults("json-rpc")[0].detail
