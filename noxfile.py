@@ -32,8 +32,9 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff and mypy, strict."""
+    """ruff (lint and format) and mypy, strict."""
     session.install("-e", ".[lint]")
+    session.run("ruff", "format", "--check", "hookconf", "tests", "bench", "noxfile.py")
     session.run("ruff", "check", "hookconf", "tests", "bench", "noxfile.py")
     session.run("mypy")
 
@@ -54,8 +55,9 @@ def corpus(session: nox.Session) -> None:
 
     Arguments after -- go to `hookconf fleet run` (e.g. `--force` after a change to the checks)."""
     session.install("-e", ".")
-    session.run("hookconf", "fleet", "run", str(CORPUS), "--store", CORPUS_STORE, *session.posargs,
-                success_codes=[0, 1])
+    session.run(
+        "hookconf", "fleet", "run", str(CORPUS), "--store", CORPUS_STORE, *session.posargs, success_codes=[0, 1]
+    )
     session.run("python", "bench/ledger.py", "--store", CORPUS_STORE)
 
 
@@ -88,16 +90,31 @@ def _declared_targets(manifest: Path) -> list[tuple[str, str]]:
     servers = data.get("servers")
     if not isinstance(servers, list):
         return []
-    return [(str(server.get("name")), str(version)) for server in servers if isinstance(server, dict)
-            for version in (server.get("versions") or [])]
+    return [
+        (str(server.get("name")), str(version))
+        for server in servers
+        if isinstance(server, dict)
+        for version in (server.get("versions") or [])
+    ]
 
 
 def _audit_one(manifest: Path, server: str, version: str) -> Callable[[nox.Session], None]:
     def audit(session: nox.Session) -> None:
         session.install("-e", ".")
         store = ["--store", CORPUS_STORE] if manifest == CORPUS else []
-        session.run("hookconf", "fleet", "run", str(manifest), "--server", server, "--version", version, *store,
-                    *session.posargs, success_codes=[0, 1])
+        session.run(
+            "hookconf",
+            "fleet",
+            "run",
+            str(manifest),
+            "--server",
+            server,
+            "--version",
+            version,
+            *store,
+            *session.posargs,
+            success_codes=[0, 1],
+        )
 
     audit.__doc__ = f"Audit {server} {version} from targets/{manifest.name}."
     return audit

@@ -25,8 +25,20 @@ DEFAULT_MANIFEST = ROOT / "targets" / "reference.toml"
 
 
 def fleet_run(manifests: list[Path], jobs: int, cache: Path, store: Path, seed: Path | None = None) -> float:
-    argv = [sys.executable, "-m", "hookconf", "fleet", "run", *map(str, manifests), "--jobs", str(jobs),
-            "--cache", str(cache), "--store", str(store)]
+    argv = [
+        sys.executable,
+        "-m",
+        "hookconf",
+        "fleet",
+        "run",
+        *map(str, manifests),
+        "--jobs",
+        str(jobs),
+        "--cache",
+        str(cache),
+        "--store",
+        str(store),
+    ]
     if seed is not None:
         shutil.copyfile(seed, store)
         argv.append("--force")
@@ -56,10 +68,14 @@ def main() -> None:
             serial.append(fleet_run(args.manifests, 1, args.cache, store, seed))
             parallel.append(fleet_run(args.manifests, args.jobs, args.cache, store, seed))
     serial_median, parallel_median = statistics.median(serial), statistics.median(parallel)
-    print(f"--jobs 1 runs: {', '.join(f'{t:.1f}' for t in serial)} s; "
-          f"--jobs {args.jobs} runs: {', '.join(f'{t:.1f}' for t in parallel)} s")
-    print(f"--jobs 1: {serial_median:.1f} s, --jobs {args.jobs}: {parallel_median:.1f} s, "
-          f"ratio {serial_median / parallel_median:.2f} (medians of {args.runs} run(s), installs cached)")
+    print(
+        f"--jobs 1 runs: {', '.join(f'{t:.1f}' for t in serial)} s; "
+        f"--jobs {args.jobs} runs: {', '.join(f'{t:.1f}' for t in parallel)} s"
+    )
+    print(
+        f"--jobs 1: {serial_median:.1f} s, --jobs {args.jobs}: {parallel_median:.1f} s, "
+        f"ratio {serial_median / parallel_median:.2f} (medians of {args.runs} run(s), installs cached)"
+    )
 
 
 if __name__ == "__main__":

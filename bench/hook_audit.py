@@ -29,13 +29,26 @@ PROBES = [
 
 def floor_client() -> None:
     """Spawn, initialize, notifications/initialized, tools/list, close: the least any audit does."""
-    server = subprocess.Popen([sys.executable, str(GOOD_SERVER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True)
+    server = subprocess.Popen(
+        [sys.executable, str(GOOD_SERVER)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     assert server.stdin is not None
     assert server.stdout is not None
     messages: list[dict[str, Any]] = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "floor", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "floor", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
     ]
@@ -54,8 +67,9 @@ def hookconf_audit() -> None:
     from hookconf.config import parse_config
     from hookconf.runner import RunOptions, run_audit
 
-    config = parse_config({"server": {"name": "good", "command": sys.executable, "args": [str(GOOD_SERVER)]},
-                           "probes": PROBES})
+    config = parse_config(
+        {"server": {"name": "good", "command": sys.executable, "args": [str(GOOD_SERVER)]}, "probes": PROBES}
+    )
     # The hook suites only: the compliance suite's cost is measured against mcp-lighthouse in reference_audit.py.
     report = run_audit(config, RunOptions(suites=HOOK_SUITES))
     assert report.summary.failed == 0, report.summary  # the hook suites alone ran: any failure is theirs
@@ -77,8 +91,10 @@ def compare(label: str, floor: Callable[[], object], measured: Callable[[], obje
         floor_times.append(seconds(floor))
         measured_times.append(seconds(measured))
     floor_median, measured_median = statistics.median(floor_times), statistics.median(measured_times)
-    print(f"{label}: floor {floor_median * 1000:.0f} ms, hookconf {measured_median * 1000:.0f} ms, "
-          f"ratio {measured_median / floor_median:.2f} (medians of {runs} runs)")
+    print(
+        f"{label}: floor {floor_median * 1000:.0f} ms, hookconf {measured_median * 1000:.0f} ms, "
+        f"ratio {measured_median / floor_median:.2f} (medians of {runs} runs)"
+    )
 
 
 def main() -> None:
@@ -86,10 +102,18 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     runs = parser.parse_args().runs
     hookconf_audit()  # warm the file cache and the imports once, for both sides
-    compare("hook audit of the good fixture (4 tools, 5 suites) vs spawn+initialize+tools/list",
-            floor_client, hookconf_audit, runs)
-    compare("`hookconf --help` vs a bare interpreter start", lambda: run_command("-c", "pass"),
-            lambda: run_command("-m", "hookconf", "--help"), runs)
+    compare(
+        "hook audit of the good fixture (4 tools, 5 suites) vs spawn+initialize+tools/list",
+        floor_client,
+        hookconf_audit,
+        runs,
+    )
+    compare(
+        "`hookconf --help` vs a bare interpreter start",
+        lambda: run_command("-c", "pass"),
+        lambda: run_command("-m", "hookconf", "--help"),
+        runs,
+    )
     probe = "import sys, hookconf.cli; print(sorted(m for m in ('pandas', 'mcp_types', 'httpx2') if m in sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True).stdout.strip()
     print(f"heavy modules imported by the CLI entry point: {loaded}")

@@ -111,9 +111,12 @@ class Entry:
     evidence: str = ""
 
     def matches(self, flag: Flag) -> bool:
-        return (self.check == flag.check and _any_glob(flag.target, self.servers)
-                and fnmatch.fnmatchcase(flag.reason, self.reason)
-                and (flag.tool is None or _any_glob(flag.tool, self.tools)))
+        return (
+            self.check == flag.check
+            and _any_glob(flag.target, self.servers)
+            and fnmatch.fnmatchcase(flag.reason, self.reason)
+            and (flag.tool is None or _any_glob(flag.tool, self.tools))
+        )
 
 
 @dataclass(frozen=True)
@@ -126,8 +129,11 @@ class Missed:
     tools: tuple[str, ...] = ("*",)
 
     def caught_by(self, flag: Flag) -> bool:
-        return (self.check == flag.check and _any_glob(flag.target, self.servers)
-                and (flag.tool is None or _any_glob(flag.tool, self.tools)))
+        return (
+            self.check == flag.check
+            and _any_glob(flag.target, self.servers)
+            and (flag.tool is None or _any_glob(flag.tool, self.tools))
+        )
 
 
 def _any_glob(text: str, patterns: Iterable[str]) -> bool:
@@ -169,12 +175,19 @@ def parse_ledger(data: Mapping[str, Any]) -> list[Entry]:
             raise ValueError(f"entry {index + 1} ({raw.get('check')}): verdict must be REAL or FALSE, not {verdict!r}")
         servers = raw.get("servers", raw.get("server", "*"))
         tools = raw.get("tools", "*")
-        entries.append(Entry(
-            servers=tuple([servers] if isinstance(servers, str) else servers), check=str(raw["check"]),
-            tools=tuple([tools] if isinstance(tools, str) else tools),
-            reason=str(raw.get("reason", "*")), verdict=verdict, why=str(raw.get("why", "")),
-            cause=str(raw.get("cause", "")), probe=str(raw.get("probe", "")), evidence=str(raw.get("evidence", "")),
-        ))
+        entries.append(
+            Entry(
+                servers=tuple([servers] if isinstance(servers, str) else servers),
+                check=str(raw["check"]),
+                tools=tuple([tools] if isinstance(tools, str) else tools),
+                reason=str(raw.get("reason", "*")),
+                verdict=verdict,
+                why=str(raw.get("why", "")),
+                cause=str(raw.get("cause", "")),
+                probe=str(raw.get("probe", "")),
+                evidence=str(raw.get("evidence", "")),
+            )
+        )
     return entries
 
 
@@ -182,8 +195,14 @@ def parse_missed(data: Mapping[str, Any]) -> list[Missed]:
     missed = []
     for raw in data.get("missed", []):
         servers, tools = raw.get("servers", "*"), raw.get("tools", "*")
-        missed.append(Missed(servers=tuple([servers] if isinstance(servers, str) else servers), check=str(raw["check"]),
-                             why=str(raw.get("why", "")), tools=tuple([tools] if isinstance(tools, str) else tools)))
+        missed.append(
+            Missed(
+                servers=tuple([servers] if isinstance(servers, str) else servers),
+                check=str(raw["check"]),
+                why=str(raw.get("why", "")),
+                tools=tuple([tools] if isinstance(tools, str) else tools),
+            )
+        )
     return missed
 
 
@@ -201,8 +220,10 @@ def load_store(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     import json
 
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    rows = db.execute("SELECT server, version, outcome, message, report_json FROM audits WHERE id IN "
-                      "(SELECT MAX(id) FROM audits GROUP BY server, version) ORDER BY server, version")
+    rows = db.execute(
+        "SELECT server, version, outcome, message, report_json FROM audits WHERE id IN "
+        "(SELECT MAX(id) FROM audits GROUP BY server, version) ORDER BY server, version"
+    )
     reports: dict[str, dict[str, Any]] = {}
     missing: dict[str, str] = {}
     for server, version, outcome, message, report_json in rows:
@@ -257,28 +278,36 @@ def render_table(per_target: Mapping[str, Tally], total: Tally, targets: Iterabl
     for target in targets:
         t = per_target.get(target, Tally())
         rows.append((target, str(t.verdicts), str(t.real), str(t.false), str(t.unjudged), t.false_share()))
-    rows.append(("TOTAL", str(total.verdicts), str(total.real), str(total.false), str(total.unjudged),
-                 total.false_share()))
+    rows.append(
+        ("TOTAL", str(total.verdicts), str(total.real), str(total.false), str(total.unjudged), total.false_share())
+    )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(width) if i == 0 else cell.rjust(width)
-                               for i, (cell, width) in enumerate(zip(row, widths, strict=True))) for row in rows)
+    return "\n".join(
+        "  ".join(
+            cell.ljust(width) if i == 0 else cell.rjust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in rows
+    )
 
 
 def stub(item: Group, manifest: str) -> str:
     tools = f"  # tools: {', '.join(sorted(item.tools))}" if item.tools else ""
     statuses = ", ".join(f"{count} {status}" for status, count in sorted(item.statuses.items()))
-    return "\n".join([
-        "[[entry]]",
-        f"servers = [{_toml_string(item.target)}]  # {statuses}{tools}",
-        f"check = {_toml_string(item.check)}",
-        f"reason = {_toml_string(_glob_escape(item.reason))}",
-        'verdict = ""  # REAL or FALSE',
-        'why = ""',
-        'cause = ""',
-        f"probe = {_toml_string(f'python bench/probe.py --target {manifest}:{item.target} --method tools/list')}",
-        'evidence = """\n"""',
-        "",
-    ])
+    return "\n".join(
+        [
+            "[[entry]]",
+            f"servers = [{_toml_string(item.target)}]  # {statuses}{tools}",
+            f"check = {_toml_string(item.check)}",
+            f"reason = {_toml_string(_glob_escape(item.reason))}",
+            'verdict = ""  # REAL or FALSE',
+            'why = ""',
+            'cause = ""',
+            f"probe = {_toml_string(f'python bench/probe.py --target {manifest}:{item.target} --method tools/list')}",
+            'evidence = """\n"""',
+            "",
+        ]
+    )
 
 
 def _glob_escape(text: str) -> str:
@@ -329,13 +358,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(render_table(per_target, total, sorted(selected)))
     if args.groups:
         print("\nverdicts by entry:")
-        counts = Counter((entry.verdict if entry else "?", flag.target, flag.check, flag.reason)
-                         for flag in flags for entry in [judge(flag, entries)])
+        counts = Counter(
+            (entry.verdict if entry else "?", flag.target, flag.check, flag.reason)
+            for flag in flags
+            for entry in [judge(flag, entries)]
+        )
         for (verdict, target, check, reason), count in counts.items():
             print(f"  {verdict:5} {count:3}  {target}  {check}  {reason}")
     report_missed(missed, flags, set(selected))
-    causes = Counter(entry.cause or "(no cause given)" for flag in flags for entry in [judge(flag, entries)]
-                     if entry is not None and entry.verdict == "FALSE")
+    causes = Counter(
+        entry.cause or "(no cause given)"
+        for flag in flags
+        for entry in [judge(flag, entries)]
+        if entry is not None and entry.verdict == "FALSE"
+    )
     if causes:
         print("\nFALSE verdicts by cause:")
         for cause, count in causes.most_common():
@@ -348,8 +384,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  {item.count:3}  {item.target}  {item.check}  {item.reason}")
     stale = [entry for entry in unused_entries(entries, flags) if any(_any_glob(t, entry.servers) for t in selected)]
     if stale:
-        print(f"\n{len(stale)} ledger entr{'y' if len(stale) == 1 else 'ies'} matched nothing in this store "
-              "(fixed, or the reason changed):")
+        print(
+            f"\n{len(stale)} ledger entr{'y' if len(stale) == 1 else 'ies'} matched nothing in this store "
+            "(fixed, or the reason changed):"
+        )
         for entry in stale:
             print(f"  {entry.verdict:5}  {', '.join(entry.servers)}  {entry.check}  {entry.reason}")
     return 0

@@ -70,43 +70,77 @@ class Clock:
 
     def stamp(self, channel: str, text: str) -> None:
         if self._cut and len(text) > self._cut:
-            text = f"{text[:self._cut]}... ({len(text)} chars)"
+            text = f"{text[: self._cut]}... ({len(text)} chars)"
         print(f"+{time.monotonic() - self._start:6.3f}s {channel} {text}", flush=True)
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="probe.py", description=__doc__.split("\n\n")[0] if __doc__ else None,
+        prog="probe.py",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Give the server as COMMAND after --, or --url, or --target.")
+        epilog="Give the server as COMMAND after --, or --url, or --target.",
+    )
     where = parser.add_argument_group("server")
-    where.add_argument("--target", metavar="MANIFEST:SERVER@VERSION",
-                       help="a fleet target, run as `hookconf fleet run` runs it (installs it when not cached)")
+    where.add_argument(
+        "--target",
+        metavar="MANIFEST:SERVER@VERSION",
+        help="a fleet target, run as `hookconf fleet run` runs it (installs it when not cached)",
+    )
     where.add_argument("--url", help="a streamable HTTP endpoint instead of a command")
-    where.add_argument("-H", "--header", action="append", default=[], metavar="NAME: VALUE",
-                       help="an HTTP header; repeat for several")
-    where.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
-                       help="an environment variable for the server (it gets a clean environment otherwise)")
+    where.add_argument(
+        "-H", "--header", action="append", default=[], metavar="NAME: VALUE", help="an HTTP header; repeat for several"
+    )
+    where.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an environment variable for the server (it gets a clean environment otherwise)",
+    )
     where.add_argument("--cwd", type=Path, help="the server's working directory (default: a fresh temporary one)")
     what = parser.add_argument_group("request")
-    what.add_argument("--handshake", choices=("initialize", "discover", "none"), default="initialize",
-                      help="what goes before the request (default: initialize + notifications/initialized)")
-    what.add_argument("--protocol-version", help=f"offered in the handshake (default {HANDSHAKE_VERSION}, "
-                                                 f"{STATELESS_VERSION} for discover)")
+    what.add_argument(
+        "--handshake",
+        choices=("initialize", "discover", "none"),
+        default="initialize",
+        help="what goes before the request (default: initialize + notifications/initialized)",
+    )
+    what.add_argument(
+        "--protocol-version",
+        help=f"offered in the handshake (default {HANDSHAKE_VERSION}, {STATELESS_VERSION} for discover)",
+    )
     what.add_argument("--method", help="the request's method")
     what.add_argument("--params", default=None, help="the request's params, JSON (default {})")
     what.add_argument("--id", default=None, help=f"the request's id, JSON (default {PROBE_ID}; 'none': a notification)")
-    what.add_argument("--meta", action="store_true",
-                      help="add the 2026-07-28 _meta envelope to the request's params (automatic with discover)")
-    what.add_argument("--raw", action="append", default=[], metavar="LINE",
-                      help="send this line verbatim instead of --method; repeat to send several")
+    what.add_argument(
+        "--meta",
+        action="store_true",
+        help="add the 2026-07-28 _meta envelope to the request's params (automatic with discover)",
+    )
+    what.add_argument(
+        "--raw",
+        action="append",
+        default=[],
+        metavar="LINE",
+        help="send this line verbatim instead of --method; repeat to send several",
+    )
     timing = parser.add_argument_group("timing")
     timing.add_argument("--wait", type=float, default=8.0, help="stop after this many seconds (default 8)")
-    parser.add_argument("--cut", type=int, default=0, metavar="N",
-                        help="print at most N characters of each line (default: all), for ledger evidence")
-    timing.add_argument("--settle", type=float, default=1.0,
-                        help="once the answer came (or for --raw, from the last line sent), stop after this many "
-                             "quiet seconds (default 1)")
+    parser.add_argument(
+        "--cut",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print at most N characters of each line (default: all), for ledger evidence",
+    )
+    timing.add_argument(
+        "--settle",
+        type=float,
+        default=1.0,
+        help="once the answer came (or for --raw, from the last line sent), stop after this many "
+        "quiet seconds (default 1)",
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, help="the server's command line, after --")
     args = parser.parse_args(argv)
     if args.command and args.command[0] == "--":
@@ -125,13 +159,27 @@ def meta(version: str) -> dict[str, Any]:
 def handshake_messages(kind: str, version: str | None) -> list[dict[str, Any]]:
     if kind == "initialize":
         return [
-            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": version or HANDSHAKE_VERSION, "capabilities": {}, "clientInfo": CLIENT_INFO}},
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": version or HANDSHAKE_VERSION,
+                    "capabilities": {},
+                    "clientInfo": CLIENT_INFO,
+                },
+            },
             {"jsonrpc": "2.0", "method": "notifications/initialized"},
         ]
     if kind == "discover":
-        return [{"jsonrpc": "2.0", "id": 1, "method": "server/discover",
-                 "params": {"_meta": meta(version or STATELESS_VERSION)}}]
+        return [
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "server/discover",
+                "params": {"_meta": meta(version or STATELESS_VERSION)},
+            }
+        ]
     return []
 
 
@@ -161,12 +209,20 @@ def answer_id(line: str) -> Any:
 # ------------------------------------------------------------------------------------------- stdio
 
 
-def run_stdio(spec: ServerSpec, handshake: list[dict[str, Any]], lines: list[str], wanted: Any,
-              args: argparse.Namespace) -> int:
+def run_stdio(
+    spec: ServerSpec, handshake: list[dict[str, Any]], lines: list[str], wanted: Any, args: argparse.Namespace
+) -> int:
     clock = Clock(args.cut)
     clock.stamp("$", " ".join(spec.command))
-    process = subprocess.Popen(spec.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=spec.env, cwd=spec.cwd, start_new_session=True)
+    process = subprocess.Popen(
+        spec.command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=spec.env,
+        cwd=spec.cwd,
+        start_new_session=True,
+    )
     received: queue.Queue[tuple[str, str]] = queue.Queue()
     for channel, stream in (("out", process.stdout), ("err", process.stderr)):
         threading.Thread(target=_pump, args=(channel, stream, received), daemon=True).start()
@@ -201,8 +257,9 @@ def _send(process: subprocess.Popen[bytes], line: str, clock: Clock) -> None:
         clock.stamp("#", "stdin closed by the server")
 
 
-def _await(received: queue.Queue[tuple[str, str]], clock: Clock, deadline: float, wanted: Any,
-           settle: float | None) -> bool:
+def _await(
+    received: queue.Queue[tuple[str, str]], clock: Clock, deadline: float, wanted: Any, settle: float | None
+) -> bool:
     """Print lines until the answer to `wanted` came (then `settle` quiet seconds), or the deadline."""
     answered = wanted is None
     quiet_until = time.monotonic() + settle if answered and settle is not None else None
@@ -292,8 +349,9 @@ def server_spec(args: argparse.Namespace) -> Iterator[ServerSpec]:
     headers = {name.strip(): value.strip() for name, value in (h.split(":", 1) for h in args.header)}
     if args.target:
         with target_spec(args.target) as spec:
-            yield ServerSpec(spec.command, {**spec.env, **env}, args.cwd or spec.cwd, spec.url,
-                             {**spec.headers, **headers})
+            yield ServerSpec(
+                spec.command, {**spec.env, **env}, args.cwd or spec.cwd, spec.url, {**spec.headers, **headers}
+            )
         return
     workdir = Path(tempfile.mkdtemp(prefix="probe-")) if args.cwd is None else None
     try:
@@ -307,9 +365,13 @@ def server_spec(args: argparse.Namespace) -> Iterator[ServerSpec]:
 def target_spec(reference: str) -> Iterator[ServerSpec]:
     """A fleet target's command line, env and workdir, set up as `hookconf fleet run` sets them up."""
     with prepared_target(find_target(reference)) as (config, workdir):
-        yield ServerSpec([config.command, *config.args] if config.command else [],
-                         clean_environment(dict(config.env)), Path(config.cwd) if config.cwd else workdir,
-                         config.url, dict(config.headers))
+        yield ServerSpec(
+            [config.command, *config.args] if config.command else [],
+            clean_environment(dict(config.env)),
+            Path(config.cwd) if config.cwd else workdir,
+            config.url,
+            dict(config.headers),
+        )
 
 
 def find_target(reference: str) -> Target:

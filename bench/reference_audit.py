@@ -34,8 +34,10 @@ PYPI_PACKAGES = ["mcp-server-time", "mcp-server-git", "mcp-lighthouse"]
 def install() -> tuple[Path, Path]:
     npm, venv = CACHE / "npm", CACHE / "venv"
     if not (npm / "node_modules" / "@modelcontextprotocol" / "server-memory").exists():
-        subprocess.run(["npm", "install", "--silent", "--prefix", str(npm),
-                        *[f"@modelcontextprotocol/{p}" for p in NPM_PACKAGES]], check=True)
+        subprocess.run(
+            ["npm", "install", "--silent", "--prefix", str(npm), *[f"@modelcontextprotocol/{p}" for p in NPM_PACKAGES]],
+            check=True,
+        )
     install_venv(venv, PYPI_PACKAGES, "mcp-lighthouse")
     return npm, venv
 
@@ -48,12 +50,12 @@ def install_venv(venv: Path, packages: list[str], program: str) -> None:
     if not (venv / "bin" / program).exists():
         uv = shutil.which("uv") or "uv"
         subprocess.run([uv, "venv", "-q", str(venv)], check=True)
-        subprocess.run([uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python"), *packages],
-                       check=True)
+        subprocess.run([uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python"), *packages], check=True)
     theirs = next((venv / "lib").glob("python3*/site-packages"))
     for tree in (ROOT / "hookconf", Path(sysconfig.get_paths()["purelib"]), theirs):
-        subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", str(tree)], check=False,
-                       capture_output=True)  # a package shipping a file that does not compile is not ours to fix
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", "-j", "0", str(tree)], check=False, capture_output=True
+        )  # a package shipping a file that does not compile is not ours to fix
 
 
 MANIFEST = ROOT / "targets" / "reference.toml"
@@ -80,7 +82,8 @@ def servers(npm: Path, venv: Path, workdir: Path) -> dict[str, BenchServer]:
         found[entry["name"]] = BenchServer(
             argv=[*_launcher(entry, npm, venv), *_with_workdir(entry.get("args", []), own)],
             env=_with_workdir(entry.get("env", {}), own),
-            config={**shared, **_with_workdir(entry.get("config", {}), own)})
+            config={**shared, **_with_workdir(entry.get("config", {}), own)},
+        )
     return found
 
 
@@ -105,8 +108,12 @@ def hookconf_audit(name: str, server: BenchServer, workdir: Path) -> tuple[float
     launch = {"name": name, "command": server.argv[0], "args": server.argv[1:], "env": server.env}
     config.write_text(json.dumps({"server": launch, **server.config}), encoding="utf-8")
     started = time.perf_counter()
-    completed = subprocess.run([sys.executable, "-m", "hookconf", "check", str(config), "--output", "json"],
-                               capture_output=True, text=True, check=False)
+    completed = subprocess.run(
+        [sys.executable, "-m", "hookconf", "check", str(config), "--output", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     elapsed = time.perf_counter() - started
     if not completed.stdout.strip():
         return elapsed, {"error": completed.stderr.strip()[-300:]}
@@ -116,8 +123,13 @@ def hookconf_audit(name: str, server: BenchServer, workdir: Path) -> tuple[float
 def lighthouse_audit(venv: Path, argv: list[str], env: dict[str, str]) -> tuple[float, str]:
     command = " ".join(argv)  # lighthouse splits it into an argument vector: the env goes through env=
     started = time.perf_counter()
-    completed = subprocess.run([str(venv / "bin/mcp-lighthouse"), "scan", "--stdio", command],
-                               capture_output=True, text=True, check=False, env={"PATH": "/usr/bin:/bin", **env})
+    completed = subprocess.run(
+        [str(venv / "bin/mcp-lighthouse"), "scan", "--stdio", command],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", **env},
+    )
     elapsed = time.perf_counter() - started
     score = lighthouse_score(completed.stdout)
     if score is None:  # its time says nothing then: the bench must not compare against a failed scan
@@ -155,12 +167,15 @@ def main() -> None:
                 elapsed, score = lighthouse_audit(venv, server.argv, server.env)
                 theirs.append(elapsed)
             report = reports[name]
-            fails = [r["id"] for r in report.get("results", [])
-                     if r.get("suite") == "compliance" and r["status"] == "fail"]
-            print(f"{name:<28} grade {report.get('grade', '?')} {report.get('complianceScore', '?')!s:>5}  "
-                  f"hook {report.get('score', '?')!s:>5}  hookconf {statistics.median(ours):5.2f} s  "
-                  f"lighthouse {statistics.median(theirs):5.2f} s ({score})  "
-                  f"ratio {statistics.median(ours) / statistics.median(theirs):.2f}  fails: {', '.join(fails) or '-'}")
+            fails = [
+                r["id"] for r in report.get("results", []) if r.get("suite") == "compliance" and r["status"] == "fail"
+            ]
+            print(
+                f"{name:<28} grade {report.get('grade', '?')} {report.get('complianceScore', '?')!s:>5}  "
+                f"hook {report.get('score', '?')!s:>5}  hookconf {statistics.median(ours):5.2f} s  "
+                f"lighthouse {statistics.median(theirs):5.2f} s ({score})  "
+                f"ratio {statistics.median(ours) / statistics.median(theirs):.2f}  fails: {', '.join(fails) or '-'}"
+            )
     if args.json:
         args.json.write_text(json.dumps(reports, indent=1), encoding="utf-8")
 

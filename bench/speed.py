@@ -135,8 +135,9 @@ class FloorClient:
             except queue.Empty:
                 continue
             if line == b"":
-                raise FloorError(f"the server closed stdout (exit {self.process.poll()}) before answering "
-                                 f"{waiting_for}")
+                raise FloorError(
+                    f"the server closed stdout (exit {self.process.poll()}) before answering {waiting_for}"
+                )
             with suppress(ValueError):
                 message = json.loads(line)
                 if isinstance(message, dict):
@@ -146,17 +147,22 @@ class FloorClient:
         if request["method"] == "ping":
             self.send({"jsonrpc": "2.0", "id": request["id"], "result": {}})
         else:
-            self.send({"jsonrpc": "2.0", "id": request["id"],
-                       "error": {"code": -32601, "message": "Method not found"}})
+            self.send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": "Method not found"}})
 
     def list_tools(self) -> int:
         """Handshake, then every page of tools/list; the number of tools."""
-        answer = self.request("initialize", {"protocolVersion": HANDSHAKE_VERSION, "capabilities": {},
-                                             "clientInfo": CLIENT_INFO})
+        answer = self.request(
+            "initialize", {"protocolVersion": HANDSHAKE_VERSION, "capabilities": {}, "clientInfo": CLIENT_INFO}
+        )
         extra: dict[str, Any] = {}
         if "error" in answer:  # a 2026-07-28-only server: no handshake, every request carries _meta
-            extra = {"_meta": {f"{META}protocolVersion": STATELESS_VERSION, f"{META}clientCapabilities": {},
-                               f"{META}clientInfo": CLIENT_INFO}}
+            extra = {
+                "_meta": {
+                    f"{META}protocolVersion": STATELESS_VERSION,
+                    f"{META}clientCapabilities": {},
+                    f"{META}clientInfo": CLIENT_INFO,
+                }
+            }
             discovered = self.request("server/discover", extra)
             if "error" in discovered:
                 raise FloorError(f"initialize and server/discover both failed: {discovered['error']}")
@@ -179,9 +185,15 @@ def floor_run(server: ServerConfig, timeout: float) -> float:
     with tempfile.TemporaryFile() as stderr:
         started = time.perf_counter()
         try:
-            process = subprocess.Popen([server.command, *server.args], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=stderr, cwd=server.cwd,
-                                       env=clean_environment(dict(server.env)), start_new_session=True)
+            process = subprocess.Popen(
+                [server.command, *server.args],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                cwd=server.cwd,
+                env=clean_environment(dict(server.env)),
+                start_new_session=True,
+            )
         except OSError as exc:
             raise FloorError(f"cannot start {server.command}: {exc.strerror}") from None
         try:
@@ -232,8 +244,9 @@ class Completed:
 def timed(argv: list[str], *, env: dict[str, str] | None, cwd: Path, timeout: float) -> Completed:
     """Wall time of a whole process; after `timeout` its process tree (the server too) is ended."""
     started = time.perf_counter()
-    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=env, cwd=cwd)
+    process = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd
+    )
     try:
         stdout, stderr = process.communicate(timeout=timeout)
         return Completed(time.perf_counter() - started, False, process.returncode, stdout, stderr)
@@ -251,8 +264,12 @@ def lighthouse_run(server: ServerConfig, workdir: Path, timeout: float) -> Run:
     assert server.command is not None
     # It splits the command with shlex and passes its own environment and cwd to the server.
     command = shlex.join([server.command, *server.args])
-    done = timed([str(LIGHTHOUSE_VENV / "bin" / "mcp-lighthouse"), "scan", "--stdio", command],
-                 env=clean_environment(dict(server.env)), cwd=workdir, timeout=timeout)
+    done = timed(
+        [str(LIGHTHOUSE_VENV / "bin" / "mcp-lighthouse"), "scan", "--stdio", command],
+        env=clean_environment(dict(server.env)),
+        cwd=workdir,
+        timeout=timeout,
+    )
     if done.timed_out:
         return Run("lighthouse", done.seconds, timed_out=True, error=f"stopped after {timeout:g} s")
     score = lighthouse_score(done.stdout)
@@ -268,8 +285,12 @@ def hookconf_run(server: ServerConfig, timeout: float) -> Run:
     with tempfile.TemporaryDirectory(prefix="hookconf-speed-config-") as folder:
         config = Path(folder) / "hookconf.json"
         config.write_text(json.dumps({"server": launch}), encoding="utf-8")
-        done = timed([sys.executable, "-m", "hookconf", "check", str(config), "--output", "json"],
-                     env=None, cwd=Path(folder), timeout=timeout)
+        done = timed(
+            [sys.executable, "-m", "hookconf", "check", str(config), "--output", "json"],
+            env=None,
+            cwd=Path(folder),
+            timeout=timeout,
+        )
     if done.timed_out:
         return Run("hookconf", done.seconds, timed_out=True, error=f"stopped after {timeout:g} s")
     try:
@@ -277,9 +298,15 @@ def hookconf_run(server: ServerConfig, timeout: float) -> Run:
     except ValueError:
         return Run("hookconf", done.seconds, error=f"no report (exit {done.returncode}): {_gist(done.stderr)}")
     slowest = slowest_call(report)
-    return Run("hookconf", done.seconds, note=f"grade {report.get('grade')}, {len(report.get('tools', []))} tools",
-               slowest_call_ms=slowest[1] if slowest else None, slowest_tool=slowest[0] if slowest else None,
-               report_ms=report.get("durationMs"), longest_check=longest_check(report))
+    return Run(
+        "hookconf",
+        done.seconds,
+        note=f"grade {report.get('grade')}, {len(report.get('tools', []))} tools",
+        slowest_call_ms=slowest[1] if slowest else None,
+        slowest_tool=slowest[0] if slowest else None,
+        report_ms=report.get("durationMs"),
+        longest_check=longest_check(report),
+    )
 
 
 def _gist(text: str, chars: int = 240) -> str:
@@ -307,8 +334,11 @@ SERIES_CALLS = re.compile(r"\ball (\d+) calls failed|\bseries stopped after (\d+
 def series_calls(suite_results: list[dict[str, Any]]) -> int:
     """How many calls a tool's shared hook-suite series made, as its verdicts say when the series was cut
     short (a repeated failure, a dead backend, the series time cap); the full series otherwise."""
-    counts = [int(match[1] or match[2]) for entry in suite_results
-              for match in SERIES_CALLS.finditer(str(entry.get("details", "")))]
+    counts = [
+        int(match[1] or match[2])
+        for entry in suite_results
+        for match in SERIES_CALLS.finditer(str(entry.get("details", "")))
+    ]
     return max(1, min(counts)) if counts else WARMUP_CALLS + TIMED_SAMPLES
 
 
@@ -439,8 +469,7 @@ def bench(targets: list[Target], rounds: int, timeout: float) -> list[TargetFigu
                 entry.runs.append(run)
                 status = f"{run.seconds:.2f} s" if run.seconds is not None else "-"
                 status += f" ({run.error})" if run.error else ""
-                print(f"[round {round_index + 1}/{rounds}] {entry.label}: {side} {status}", file=sys.stderr,
-                      flush=True)
+                print(f"[round {round_index + 1}/{rounds}] {entry.label}: {side} {status}", file=sys.stderr, flush=True)
     return figures
 
 
@@ -462,8 +491,13 @@ def judged(figures: list[TargetFigures]) -> Verdicts:
     """The issue's three targets over the targets that all three sides got through. A hookconf run stopped at
     the timeout counts as the timeout (at least); one of the others leaves its target out: a bound is no
     yardstick."""
-    complete = [f for f in figures if all(f.median(side) is not None for side in SIDES)
-                and not f.timed_out("floor") and not f.timed_out("lighthouse")]
+    complete = [
+        f
+        for f in figures
+        if all(f.median(side) is not None for side in SIDES)
+        and not f.timed_out("floor")
+        and not f.timed_out("lighthouse")
+    ]
     totals = {side: sum(f.median(side) or 0.0 for f in complete) for side in SIDES}
     over = []
     for entry in complete:
@@ -486,8 +520,15 @@ def judged(figures: list[TargetFigures]) -> Verdicts:
         f"{_verdict(median_to_floor is not None and median_to_floor <= MEDIAN_TO_FLOOR)}  median hookconf/floor "
         f"<= {MEDIAN_TO_FLOOR:g}: " + (f"{median_to_floor:.2f}" if median_to_floor is not None else "n/a"),
     ]
-    return Verdicts(totals["floor"], totals["lighthouse"], totals["hookconf"], [f.label for f in complete],
-                    over, median_to_floor, lines)
+    return Verdicts(
+        totals["floor"],
+        totals["lighthouse"],
+        totals["hookconf"],
+        [f.label for f in complete],
+        over,
+        median_to_floor,
+        lines,
+    )
 
 
 def _verdict(passed: bool) -> str:
@@ -506,8 +547,10 @@ def _ratio(numerator: float | None, denominator: float | None) -> str:
 
 
 def table(figures: list[TargetFigures], verdicts: Verdicts, rounds: int) -> str:
-    rows = [f"{'target':<36} {'floor s':>8} {'lighthouse s':>12} {'hookconf s':>10} {'hc/lh':>6} {'hc/floor':>8}"
-            f"  slowest call"]
+    rows = [
+        f"{'target':<36} {'floor s':>8} {'lighthouse s':>12} {'hookconf s':>10} {'hc/lh':>6} {'hc/floor':>8}"
+        f"  slowest call"
+    ]
     notes = []
     for entry in figures:
         if entry.failure:
@@ -516,29 +559,39 @@ def table(figures: list[TargetFigures], verdicts: Verdicts, rounds: int) -> str:
         slowest = entry.slowest_call_s()
         tool = next((r.slowest_tool for r in entry.runs if r.side == "hookconf" and r.slowest_tool), None)
         hookconf = entry.median("hookconf")
-        rows.append(f"{entry.label:<36} {_seconds(entry, 'floor'):>8} {_seconds(entry, 'lighthouse'):>12} "
-                    f"{_seconds(entry, 'hookconf'):>10} {_ratio(hookconf, entry.median('lighthouse')):>6} "
-                    f"{_ratio(hookconf, entry.median('floor')):>8}  "
-                    + (f"{slowest:.2f} s ({tool})" if slowest is not None else "n/a"))
+        rows.append(
+            f"{entry.label:<36} {_seconds(entry, 'floor'):>8} {_seconds(entry, 'lighthouse'):>12} "
+            f"{_seconds(entry, 'hookconf'):>10} {_ratio(hookconf, entry.median('lighthouse')):>6} "
+            f"{_ratio(hookconf, entry.median('floor')):>8}  "
+            + (f"{slowest:.2f} s ({tool})" if slowest is not None else "n/a")
+        )
         notes += [f"  {entry.label}: {error[:300]}" for error in entry.errors()]
         derailed = {r.note for r in entry.runs if r.side == "lighthouse" and r.note and "derailed" in r.note}
         notes += [f"  {entry.label}: lighthouse {note}" for note in sorted(derailed)]
-    rows.append(f"{f'total ({len(verdicts.compared)} of {len(figures)} targets)':<36} "
-                f"{verdicts.total_floor:>8.1f} {verdicts.total_lighthouse:>12.1f} {verdicts.total_hookconf:>10.1f} "
-                f"{_ratio(verdicts.total_hookconf, verdicts.total_lighthouse):>6} "
-                f"{_ratio(verdicts.total_hookconf, verdicts.total_floor):>8}")
+    rows.append(
+        f"{f'total ({len(verdicts.compared)} of {len(figures)} targets)':<36} "
+        f"{verdicts.total_floor:>8.1f} {verdicts.total_lighthouse:>12.1f} {verdicts.total_hookconf:>10.1f} "
+        f"{_ratio(verdicts.total_hookconf, verdicts.total_lighthouse):>6} "
+        f"{_ratio(verdicts.total_hookconf, verdicts.total_floor):>8}"
+    )
     text = [
         f"Wall seconds, medians of {rounds} round(s); '>': a run stopped at the timeout.",
         "Slowest call, from hookconf's report: the highest latency p95 (hung: timeoutMs; mean: a tool whose calls",
         "failed, the mean of its hook suites' calls). Totals: the targets that all three got through (a hookconf",
         "run stopped at the timeout counts as the timeout).",
-        *rows]
+        *rows,
+    ]
     if notes:
         text += ["", "Runs that failed or are not comparable:", *notes]
     if verdicts.over_limit:
-        text += ["", "Above 4x lighthouse + slowest call:",
-                 *[f"  {label}: {seconds:.1f} s, limit {limit:.1f} s; longest check {_longest(figures, label)}"
-                   for label, seconds, limit in verdicts.over_limit]]
+        text += [
+            "",
+            "Above 4x lighthouse + slowest call:",
+            *[
+                f"  {label}: {seconds:.1f} s, limit {limit:.1f} s; longest check {_longest(figures, label)}"
+                for label, seconds, limit in verdicts.over_limit
+            ],
+        ]
     return "\n".join([*text, "", "Issue 15's targets:", *[f"  {line}" for line in verdicts.lines]])
 
 
@@ -550,13 +603,20 @@ def _longest(figures: list[TargetFigures], label: str) -> str:
 def provenance() -> dict[str, Any]:
     from hookconf import __version__
 
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, check=False).stdout.strip()
-    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "hookconf"],
-                           capture_output=True, text=True, check=False).stdout.strip()
-    return {"commit": commit + ("+uncommitted hookconf changes" if dirty else ""), "hookconf": __version__,
-            "lighthouse": LIGHTHOUSE, "cpus": os.cpu_count(), "loadavg": os.getloadavg(),
-            "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "-C", str(ROOT), "status", "--porcelain", "--", "hookconf"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    return {
+        "commit": commit + ("+uncommitted hookconf changes" if dirty else ""),
+        "hookconf": __version__,
+        "lighthouse": LIGHTHOUSE,
+        "cpus": os.cpu_count(),
+        "loadavg": os.getloadavg(),
+        "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
 
 
 # ---------------------------------------------------------------------------------------------- main
@@ -571,15 +631,29 @@ def selected(manifests: list[Path], only: list[str]) -> list[Target]:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="speed.py", description=__doc__.split("\n\n")[0] if __doc__ else None,
-                                     epilog="Lines as 'round N: target: side seconds' go to stderr as it runs.")
-    parser.add_argument("manifests", nargs="*", type=Path, default=MANIFESTS,
-                        help="fleet manifests (default: targets/reference.toml targets/corpus.toml)")
+    parser = argparse.ArgumentParser(
+        prog="speed.py",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+        epilog="Lines as 'round N: target: side seconds' go to stderr as it runs.",
+    )
+    parser.add_argument(
+        "manifests",
+        nargs="*",
+        type=Path,
+        default=MANIFESTS,
+        help="fleet manifests (default: targets/reference.toml targets/corpus.toml)",
+    )
     parser.add_argument("--rounds", type=int, default=3, help="runs of each side per target (default 3; medians)")
-    parser.add_argument("--only", action="append", default=[], metavar="SERVER[@VERSION]",
-                        help="only this server (all its versions, or one); repeat for several")
-    parser.add_argument("--timeout", type=float, default=300.0,
-                        help="seconds one run may take before it is stopped (default 300)")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="SERVER[@VERSION]",
+        help="only this server (all its versions, or one); repeat for several",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=300.0, help="seconds one run may take before it is stopped (default 300)"
+    )
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the raw figures here")
     args = parser.parse_args(argv)
     if args.rounds < 1:
@@ -601,15 +675,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = provenance()
     figures = bench(targets, args.rounds, args.timeout)
     verdicts = judged(figures)
-    print(f"hookconf {started['hookconf']} at {started['commit']}, {LIGHTHOUSE}, {len(targets)} targets, "
-          f"{args.rounds} round(s); load average {started['loadavg'][0]:.2f} at the start, "
-          f"{os.getloadavg()[0]:.2f} at the end, {os.cpu_count()} CPUs")
+    print(
+        f"hookconf {started['hookconf']} at {started['commit']}, {LIGHTHOUSE}, {len(targets)} targets, "
+        f"{args.rounds} round(s); load average {started['loadavg'][0]:.2f} at the start, "
+        f"{os.getloadavg()[0]:.2f} at the end, {os.cpu_count()} CPUs"
+    )
     print(table(figures, verdicts, args.rounds))
     if args.json:
-        raw = {**started, "loadavgAtEnd": os.getloadavg(), "rounds": args.rounds, "timeoutS": args.timeout,
-               "targets": [{**asdict(entry), "medians": {side: entry.median(side) for side in SIDES},
-                            "slowestCallS": entry.slowest_call_s()} for entry in figures],
-               "verdicts": asdict(verdicts)}
+        raw = {
+            **started,
+            "loadavgAtEnd": os.getloadavg(),
+            "rounds": args.rounds,
+            "timeoutS": args.timeout,
+            "targets": [
+                {
+                    **asdict(entry),
+                    "medians": {side: entry.median(side) for side in SIDES},
+                    "slowestCallS": entry.slowest_call_s(),
+                }
+                for entry in figures
+            ],
+            "verdicts": asdict(verdicts),
+        }
         args.json.write_text(json.dumps(raw, indent=1, default=str), encoding="utf-8")
     return 0
 

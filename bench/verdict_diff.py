@@ -36,12 +36,18 @@ def load(store: Path) -> dict[tuple[str, str], Audit]:
     """The newest audit of each (server, version) in the store that has a report."""
     audits: dict[tuple[str, str], Audit] = {}
     rows = sqlite3.connect(store).execute(
-        "select server, version, duration_s, report_json from audits where report_json is not null order by id")
+        "select server, version, duration_s, report_json from audits where report_json is not null order by id"
+    )
     for server, version, seconds, report_json in rows:
         report: dict[str, Any] = json.loads(report_json)
-        verdicts = {(entry.get("id") or entry["suite"], entry["tool"]):
-                    (entry["status"], entry.get("code"), entry.get("details") or "")
-                    for entry in report.get("results", [])}
+        verdicts = {
+            (entry.get("id") or entry["suite"], entry["tool"]): (
+                entry["status"],
+                entry.get("code"),
+                entry.get("details") or "",
+            )
+            for entry in report.get("results", [])
+        }
         calls = {tool["name"]: tool["calls"] for tool in report.get("tools", [])}
         audits[(server, version)] = Audit(seconds, calls, verdicts)
     return audits
@@ -61,8 +67,10 @@ def compare(before: dict[tuple[str, str], Audit], after: dict[tuple[str, str], A
             print(f"== {target[0]} {target[1]}: not in the second store")
             continue
         old, new = before[target], after[target]
-        print(f"== {target[0]} {target[1]}: {old.seconds:.1f} s -> {new.seconds:.1f} s, "
-              f"calls {sum(old.calls.values())} -> {sum(new.calls.values())}")
+        print(
+            f"== {target[0]} {target[1]}: {old.seconds:.1f} s -> {new.seconds:.1f} s, "
+            f"calls {sum(old.calls.values())} -> {sum(new.calls.values())}"
+        )
         for tool in sorted(set(old.calls) | set(new.calls)):
             if old.calls.get(tool) != new.calls.get(tool):
                 print(f"   calls {tool}: {old.calls.get(tool)} -> {new.calls.get(tool)}")
@@ -74,8 +82,10 @@ def compare(before: dict[tuple[str, str], Audit], after: dict[tuple[str, str], A
             if was[:2] != now[:2]:
                 got_worse = worse(was[0], now[0])
                 worse_count += got_worse
-                print(f"   {'WORSE ' if got_worse else ''}{key[0]} {key[1]}: {was[0]} {was[1] or ''} -> "
-                      f"{now[0]} {now[1] or ''}: {now[2][:DETAILS_CHARS]}")
+                print(
+                    f"   {'WORSE ' if got_worse else ''}{key[0]} {key[1]}: {was[0]} {was[1] or ''} -> "
+                    f"{now[0]} {now[1] or ''}: {now[2][:DETAILS_CHARS]}"
+                )
     total_before = sum(audit.seconds for audit in before.values())
     total_after = sum(after[target].seconds for target in before if target in after)
     print(f"total {total_before:.1f} s -> {total_after:.1f} s; verdicts worse: {worse_count}")

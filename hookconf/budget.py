@@ -42,5 +42,7 @@ class AuditClock:
 
     def skip_reason(self) -> str:
         assert self.budget_s is not None
-        return (f"{BUDGET_SKIP}: the audit's {self.budget_s:g} s time budget (--budget, budgetS) ran out "
-                f"after {time.monotonic() - self.started:.1f} s")
+        return (
+            f"{BUDGET_SKIP}: the audit's {self.budget_s:g} s time budget (--budget, budgetS) ran out "
+            f"after {time.monotonic() - self.started:.1f} s"
+        )

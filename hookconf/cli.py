@@ -110,7 +110,8 @@ def _run(argv: Sequence[str] | None) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="hookconf", description="Audit MCP servers for hook readiness and resource cost.")
+        prog="hookconf", description="Audit MCP servers for hook readiness and resource cost."
+    )
     parser.add_argument("--version", action="version", version=f"hookconf {__version__}")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
     _add_check(commands)
@@ -119,12 +120,15 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("code", help="a finding code, e.g. IDEMP-001")
     explain.set_defaults(command=run_explain)
     commands.add_parser("list", help="list every finding code with suite, severity and weight").set_defaults(
-        command=run_list)
+        command=run_list
+    )
     for name in ("version-info", "version"):
         commands.add_parser(name, help="print hookconf's version and the MCP revisions it speaks").set_defaults(
-            command=run_version_info)
+            command=run_version_info
+        )
     from hookconf.fleet.cli import add_fleet_commands
     from hookconf.report.commands import add_report_commands
+
     add_fleet_commands(commands)
     add_report_commands(commands)
     return parser
@@ -133,38 +137,77 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     check = commands.add_parser("check", help="audit the server a config file describes")
     check.add_argument("config", type=Path, help=f"path to the config (e.g. {DEFAULT_CONFIG_NAME})")
-    check.add_argument("--output", "--format", dest="output", type=OutputFormat,
-                       choices=list(OutputFormat), default=OutputFormat.HUMAN, help="report format on stdout")
-    check.add_argument("--suite", action="append", choices=ALL_SUITES, metavar="SUITE",
-                       help=f"run only this suite (repeatable): {', '.join(ALL_SUITES)}")
+    check.add_argument(
+        "--output",
+        "--format",
+        dest="output",
+        type=OutputFormat,
+        choices=list(OutputFormat),
+        default=OutputFormat.HUMAN,
+        help="report format on stdout",
+    )
+    check.add_argument(
+        "--suite",
+        action="append",
+        choices=ALL_SUITES,
+        metavar="SUITE",
+        help=f"run only this suite (repeatable): {', '.join(ALL_SUITES)}",
+    )
     check.add_argument("--tool", help="audit only the tool with this name")
     check.add_argument("--tries", type=int, help="identical calls per tool (2..50); overrides the config")
-    check.add_argument("--budget", type=float, metavar="SECONDS",
-                       help="time budget of the audit (budgetS in the config; 0: none): checked before each tool's "
-                            "suites and each compliance check, what it leaves undone is skipped, never failed")
+    check.add_argument(
+        "--budget",
+        type=float,
+        metavar="SECONDS",
+        help="time budget of the audit (budgetS in the config; 0: none): checked before each tool's "
+        "suites and each compliance check, what it leaves undone is skipped, never failed",
+    )
     check.add_argument("--badge", type=Path, metavar="PATH", help="also write an SVG badge with grade and score")
-    check.add_argument("--keep-workdir", action="store_true",
-                       help="keep the audit's sandbox (the server's HOME, TMPDIR and XDG directories) and print "
-                            "where it is")
-    check.add_argument("--baseline", type=Path, metavar="FILE",
-                       help="expected failures (JSON; 'hookconf baseline write' makes one): they do not fail the "
-                            "run, and an entry that now passes does")
+    check.add_argument(
+        "--keep-workdir",
+        action="store_true",
+        help="keep the audit's sandbox (the server's HOME, TMPDIR and XDG directories) and print where it is",
+    )
+    check.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="FILE",
+        help="expected failures (JSON; 'hookconf baseline write' makes one): they do not fail the "
+        "run, and an entry that now passes does",
+    )
     compliance = check.add_argument_group("protocol compliance")
-    compliance.add_argument("--only", type=_comma_list, default=[], metavar="LIST",
-                            help="run only these compliance categories or check ids (comma-separated)")
-    compliance.add_argument("--skip", type=_comma_list, default=[], metavar="LIST",
-                            help="leave out these compliance categories or check ids (comma-separated)")
+    compliance.add_argument(
+        "--only",
+        type=_comma_list,
+        default=[],
+        metavar="LIST",
+        help="run only these compliance categories or check ids (comma-separated)",
+    )
+    compliance.add_argument(
+        "--skip",
+        type=_comma_list,
+        default=[],
+        metavar="LIST",
+        help="leave out these compliance categories or check ids (comma-separated)",
+    )
     compliance.add_argument("--strict", action="store_true", help="exit 1 when a required compliance check fails")
     compliance.add_argument("--min-grade", choices=GRADES, help="exit 1 when the grade is below this one")
-    compliance.add_argument("--profile", choices=["lighthouse"],
-                            help="also report mcp-lighthouse's five category scores and weights")
-    compliance.add_argument("--auth", metavar="VALUE",
-                            help='Authorization header for HTTP servers, e.g. "Bearer TOKEN"')
-    compliance.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'",
-                            help="extra HTTP header (repeatable)")
-    compliance.add_argument("--spec-version", choices=SPEC_VERSIONS, metavar="REVISION",
-                            help=f"MCP revision to speak and grade: {', '.join(SPEC_VERSIONS)} (default: auto, "
-                                 "or specVersion in the config; auto probes with server/discover)")
+    compliance.add_argument(
+        "--profile", choices=["lighthouse"], help="also report mcp-lighthouse's five category scores and weights"
+    )
+    compliance.add_argument(
+        "--auth", metavar="VALUE", help='Authorization header for HTTP servers, e.g. "Bearer TOKEN"'
+    )
+    compliance.add_argument(
+        "-H", "--header", action="append", default=[], metavar="'NAME: VALUE'", help="extra HTTP header (repeatable)"
+    )
+    compliance.add_argument(
+        "--spec-version",
+        choices=SPEC_VERSIONS,
+        metavar="REVISION",
+        help=f"MCP revision to speak and grade: {', '.join(SPEC_VERSIONS)} (default: auto, "
+        "or specVersion in the config; auto probes with server/discover)",
+    )
     check.set_defaults(command=run_check)
 
 
@@ -189,6 +232,7 @@ def run_check(args: argparse.Namespace) -> int:
     baseline = None
     if args.baseline is not None:  # read before the audit, so that a bad file costs no audit
         from hookconf.report.baseline import load_baseline
+
         baseline = load_baseline(args.baseline)
     with audit_sandbox(config.server, keep=args.keep_workdir) as sandbox:
         if sandbox is not None:
@@ -208,16 +252,23 @@ def run_check(args: argparse.Namespace) -> int:
         raise ConfigError(f"--tool {args.tool}: the server has no such tool (or toolFilter excludes it)")
     if baseline is not None:
         from hookconf.report.baseline import apply_baseline
+
         report = apply_baseline(report, baseline, str(args.baseline))
     emit(render(report, args.output, colour=wants_colour(sys.stdout)))
     if args.badge is not None:
         from hookconf.report.badge import write_badge
+
         write_badge(report, args.badge)
     return _exit_code(report, args)
 
 
-def _audit(config: AuditConfig, args: argparse.Namespace, process: ServerProcess | None,
-           sandbox: Sandbox | None, started: float) -> Report:
+def _audit(
+    config: AuditConfig,
+    args: argparse.Namespace,
+    process: ServerProcess | None,
+    sandbox: Sandbox | None,
+    started: float,
+) -> Report:
     # The message models' common part (0.1-0.3 s to import), otherwise loaded when the first answer is
     # validated, i.e. after the server has booted: loaded here, it costs nothing beside a booting server.
     import mcp_types  # noqa: F401
@@ -230,15 +281,13 @@ def _audit(config: AuditConfig, args: argparse.Namespace, process: ServerProcess
 
         unknown = unknown_selectors([*args.only, *args.skip])
         if unknown:
-            raise ConfigError(f"--only/--skip: unknown category or check id {', '.join(unknown)}; "
-                              "see 'hookconf list'")
+            raise ConfigError(f"--only/--skip: unknown category or check id {', '.join(unknown)}; see 'hookconf list'")
     suites = tuple(args.suite) if args.suite else ALL_SUITES
     compliance = None
     if COMPLIANCE_SUITE in suites:
         from hookconf.compliance_runner import ComplianceOptions
 
-        compliance = ComplianceOptions(only=args.only, skip=args.skip,
-                                       lighthouse_profile=args.profile == "lighthouse")
+        compliance = ComplianceOptions(only=args.only, skip=args.skip, lighthouse_profile=args.profile == "lighthouse")
     options = RunOptions(suites=suites, tool=args.tool, compliance=compliance, sandbox=sandbox, started=started)
     startup_done()
     return run_audit(config, options, process)
@@ -260,8 +309,13 @@ def _exit_code(report: Report, args: argparse.Namespace) -> int:
 
 def _with_overrides(config: AuditConfig, args: argparse.Namespace) -> AuditConfig:
     """--tries, --budget, --auth, -H and --spec-version change the config and are validated like it."""
-    if (args.tries is None and args.budget is None and args.auth is None and not args.header
-            and args.spec_version is None):
+    if (
+        args.tries is None
+        and args.budget is None
+        and args.auth is None
+        and not args.header
+        and args.spec_version is None
+    ):
         return config
     from hookconf.config import parse_config
 
@@ -291,8 +345,7 @@ def run_init(args: argparse.Namespace) -> int:
     if target.exists() and not args.force:
         raise ConfigError(f"{target} already exists; pass --force to overwrite it")
     target.write_text(json.dumps(example_config(args.server_name), indent=2) + "\n", encoding="utf-8")
-    emit(f"wrote {target}; edit server.command/args and the probes, then run: hookconf check "
-         f"{DEFAULT_CONFIG_NAME}\n")
+    emit(f"wrote {target}; edit server.command/args and the probes, then run: hookconf check {DEFAULT_CONFIG_NAME}\n")
     return EXIT_OK
 
 
@@ -303,9 +356,16 @@ def run_explain(args: argparse.Namespace) -> int:
     wanted = args.code.strip()
     finding = FINDINGS.get(wanted.upper())
     if finding is not None:
-        emit_lines([f"{finding.code}  {finding.title}",
-                    f"suite: {finding.suite}   severity: {finding.severity.upper()}",
-                    "", finding.explanation, "", f"How to fix: {finding.remediation}"])
+        emit_lines(
+            [
+                f"{finding.code}  {finding.title}",
+                f"suite: {finding.suite}   severity: {finding.severity.upper()}",
+                "",
+                finding.explanation,
+                "",
+                f"How to fix: {finding.remediation}",
+            ]
+        )
         return EXIT_OK
     check = CHECKS.get(wanted.lower())
     if check is None:
@@ -319,8 +379,11 @@ def _explain_check(check: ComplianceCheck) -> list[str]:
     if not check.graded:
         required = "best practice, not graded"
     lines = [f"{check.id}  {check.title}", f"suite: compliance   category: {check.category}   {required}"]
-    gates = [f"capability {check.capability}" if check.capability else "",
-             f"{check.transport} only" if check.transport else "", f"revisions {', '.join(check.revisions)}"]
+    gates = [
+        f"capability {check.capability}" if check.capability else "",
+        f"{check.transport} only" if check.transport else "",
+        f"revisions {', '.join(check.revisions)}",
+    ]
     lines.append(f"applies to: {'; '.join(g for g in gates if g)}")
     if check.lighthouse:
         lines.append(f"covers mcp-lighthouse: {', '.join(check.lighthouse)}")
@@ -352,8 +415,11 @@ def run_list(args: argparse.Namespace) -> int:
     lines += ["", f"{'CHECK':<45}{'CATEGORY':<11}{'REQUIRED':<10}{'ERAS':<11}TITLE"]
     for check in sorted(CHECKS.values(), key=lambda c: (c.category, c.id)):
         required = _required_text(check, "yes", "no") if check.graded else "-"
-        eras = "both" if len(check.revisions) > len(STATELESS_REVISIONS) and STATELESS_REVISIONS[0] in check.revisions \
+        eras = (
+            "both"
+            if len(check.revisions) > len(STATELESS_REVISIONS) and STATELESS_REVISIONS[0] in check.revisions
             else (Era.STATELESS if check.revisions == Era.STATELESS.revisions else Era.HANDSHAKE)
+        )
         lines.append(f"{check.id:<45}{check.category:<11}{required:<10}{eras:<11}{check.title}")
     lines.append("REQUIRED a/b: a in the handshake revisions, b in 2026-07-28; ERAS: where the check applies")
     emit_lines(lines)
@@ -362,7 +428,11 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_version_info(args: argparse.Namespace) -> int:
     revisions = ", ".join(HANDSHAKE_REVISIONS)
-    emit_lines([f"hookconf {__version__}",
-                f"MCP revisions spoken: {revisions} (initialize handshake; offers {HANDSHAKE_REVISIONS[-1]}); "
-                f"{', '.join(STATELESS_REVISIONS)} (stateless, server/discover); --spec-version auto probes which one"])
+    emit_lines(
+        [
+            f"hookconf {__version__}",
+            f"MCP revisions spoken: {revisions} (initialize handshake; offers {HANDSHAKE_REVISIONS[-1]}); "
+            f"{', '.join(STATELESS_REVISIONS)} (stateless, server/discover); --spec-version auto probes which one",
+        ]
+    )
     return EXIT_OK

@@ -71,17 +71,27 @@ def gate(check: ComplianceCheck, ctx: ComplianceContext) -> str | None:
     return None
 
 
-def prepare_compliance(config: AuditConfig, session: McpSession, options: ComplianceOptions,
-                       spare_early: bool = True) -> ComplianceRun:
+def prepare_compliance(
+    config: AuditConfig, session: McpSession, options: ComplianceOptions, spare_early: bool = True
+) -> ComplianceRun:
     """Plan the checks and start the spare server for the fresh-session ones, so that it boots while the
     hook suites run (with `spare_early`; otherwise while the first compliance checks run). The caller
     runs it with run_compliance and, either way, closes it with finish."""
     identity = session.identity
     assert identity is not None, "the session is initialized before compliance checks run"
-    ctx = ComplianceContext(config, session, identity.protocol_version,
-                            auth_configured=any(k.lower() == "authorization" for k in config.server.headers))
-    run = ComplianceRun(ctx=ctx, planned=planned_checks(options), options=options,
-                        compliance=_empty_grade(ctx.revision), sessions=[session])
+    ctx = ComplianceContext(
+        config,
+        session,
+        identity.protocol_version,
+        auth_configured=any(k.lower() == "authorization" for k in config.server.headers),
+    )
+    run = ComplianceRun(
+        ctx=ctx,
+        planned=planned_checks(options),
+        options=options,
+        compliance=_empty_grade(ctx.revision),
+        sessions=[session],
+    )
     if spare_early:
         _start_spare(run)
     return run
@@ -125,10 +135,12 @@ def _run_one(check: ComplianceCheck, ctx: ComplianceContext, run: ComplianceRun,
     if not ctx.session.server_alive():
         outcome = failed(f"server died under this check: {_death_note(ctx.session)}")
         _restart(ctx, run)
-    elif ctx.session.transport.timeouts > timeouts and ((stuck := _stuck_after_liveness(ctx, liveness_failures))
-                                                        or not ctx.session.responsive(HUNG_PROBE_S)):
-        outcome = hang_outcome(outcome, ctx, newly_hung, True) if newly_hung else \
-            _hung(outcome, ctx.keepalive_method, stuck)
+    elif ctx.session.transport.timeouts > timeouts and (
+        (stuck := _stuck_after_liveness(ctx, liveness_failures)) or not ctx.session.responsive(HUNG_PROBE_S)
+    ):
+        outcome = (
+            hang_outcome(outcome, ctx, newly_hung, True) if newly_hung else _hung(outcome, ctx.keepalive_method, stuck)
+        )
         _replace_hung_server(ctx, run, check.id)
     elif newly_hung:
         outcome = hang_outcome(outcome, ctx, newly_hung, False)
@@ -140,8 +152,10 @@ def _run_one(check: ComplianceCheck, ctx: ComplianceContext, run: ComplianceRun,
 def hang_outcome(outcome: Outcome, ctx: ComplianceContext, tools: list[str], stuck: bool) -> Outcome:
     """The hang is reported here, where it first happened, and once: no later check calls the tool. It is the
     check's verdict only when the tool answered its usual call, so that the check's input is to blame."""
-    note = (f"{', '.join(tools)} hung under this check: a call got no answer within timeoutMs "
-            f"({round(ctx.session.timeout_s * 1000)} ms); it is not called again in this audit")
+    note = (
+        f"{', '.join(tools)} hung under this check: a call got no answer within timeoutMs "
+        f"({round(ctx.session.timeout_s * 1000)} ms); it is not called again in this audit"
+    )
     if stuck:
         note += f", and the server answered no {ctx.keepalive_method} meanwhile"
     if outcome.status is Status.FAIL and all(ctx.usual_call_answered(name) for name in tools):
@@ -247,10 +261,19 @@ def _restart(ctx: ComplianceContext, run: ComplianceRun) -> None:
 
 
 def _entry(check: ComplianceCheck, outcome: Outcome, duration_ms: float, revision: str) -> ResultEntry:
-    return ResultEntry(suite="compliance", tool=SERVER_SCOPE, status=outcome.status,
-                       code=check.id if outcome.status is not Status.PASS else None, title=check.title,
-                       details=outcome.details, durationMs=round(duration_ms, 1), id=check.id,
-                       category=check.category.value, required=check.required_for(revision), graded=check.graded)
+    return ResultEntry(
+        suite="compliance",
+        tool=SERVER_SCOPE,
+        status=outcome.status,
+        code=check.id if outcome.status is not Status.PASS else None,
+        title=check.title,
+        details=outcome.details,
+        durationMs=round(duration_ms, 1),
+        id=check.id,
+        category=check.category.value,
+        required=check.required_for(revision),
+        graded=check.graded,
+    )
 
 
 def _empty_grade(revision: str) -> Compliance:
@@ -261,14 +284,20 @@ def grade(entries: list[ResultEntry], revision: str, lighthouse_profile: bool) -
     graded = [e for e in entries if e.graded]
     score = compliance_score([e.status for e in graded if e.required], [e.status for e in graded if not e.required])
     compliance = Compliance(
-        specVersion=revision, grade=letter_grade(score), score=score, categories=_categories(entries),
+        specVersion=revision,
+        grade=letter_grade(score),
+        score=score,
+        categories=_categories(entries),
         requiredFailed=sum(1 for e in graded if e.required and e.status is Status.FAIL),
     )
     if lighthouse_profile:
         rows = lighthouse_categories({e.id: e.status for e in entries if e.id})
-        compliance = compliance.model_copy(update={
-            "lighthouse": [LighthouseCategory(name=n, weight=w, score=s) for n, w, s in rows],
-            "lighthouse_score": lighthouse_overall(rows)})
+        compliance = compliance.model_copy(
+            update={
+                "lighthouse": [LighthouseCategory(name=n, weight=w, score=s) for n, w, s in rows],
+                "lighthouse_score": lighthouse_overall(rows),
+            }
+        )
     return compliance
 
 
@@ -278,9 +307,15 @@ def _categories(entries: list[ResultEntry]) -> list[CategoryScore]:
         mine = [e for e in entries if e.category == category.value]
         if not mine:
             continue
-        rows.append(CategoryScore(
-            name=category.value, score=None if (s := pool_score([e.status for e in mine])) is None else round(s, 1),
-            passed=sum(e.status is Status.PASS for e in mine), failed=sum(e.status is Status.FAIL for e in mine),
-            warned=sum(e.status is Status.WARN for e in mine), skipped=sum(e.status is Status.SKIP for e in mine),
-            advice=sum(e.status is Status.ADVICE for e in mine)))
+        rows.append(
+            CategoryScore(
+                name=category.value,
+                score=None if (s := pool_score([e.status for e in mine])) is None else round(s, 1),
+                passed=sum(e.status is Status.PASS for e in mine),
+                failed=sum(e.status is Status.FAIL for e in mine),
+                warned=sum(e.status is Status.WARN for e in mine),
+                skipped=sum(e.status is Status.SKIP for e in mine),
+                advice=sum(e.status is Status.ADVICE for e in mine),
+            )
+        )
     return rows

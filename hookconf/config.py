@@ -41,10 +41,13 @@ class Thresholds(_Strict):
     latency_p95_ms: float = Field(60000, alias="latencyP95Ms", gt=0)
     float_tolerance: float = Field(1e-9, alias="floatTolerance", ge=0)
     series_time_ms: float = Field(
-        15000, alias="seriesTimeMs", ge=0,
+        15000,
+        alias="seriesTimeMs",
+        ge=0,
         description="time cap of each tool's series of calls in the hook suites: the series stops before a call "
-                    "that, at the pace of its slowest call so far, would take its calls' total past it; the first "
-                    "call is always made; 0: no cap")
+        "that, at the pace of its slowest call so far, would take its calls' total past it; the first "
+        "call is always made; 0: no cap",
+    )
 
     @property
     def series_cap_ms(self) -> float | None:
@@ -75,9 +78,12 @@ class AuditConfig(_Strict):
     allow_destructive: list[str] = Field(default_factory=list, alias="allowDestructive")
     spec_version: str = Field(SPEC_VERSIONS[0], alias="specVersion")
     budget_s: float | None = Field(
-        None, alias="budgetS", ge=0,
+        None,
+        alias="budgetS",
+        ge=0,
         description="time budget of the audit in seconds, checked before each tool's suites and each compliance "
-                    "check: what it leaves undone is reported as skipped, never failed; 0 or absent: no budget")
+        "check: what it leaves undone is reported as skipped, never failed; 0 or absent: no budget",
+    )
 
     @property
     def budget(self) -> float | None:
@@ -107,9 +113,7 @@ def load_config(path: Path) -> AuditConfig:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(
-            f"config file {path} not found; create one with 'hookconf init --server-name NAME'"
-        ) from None
+        raise ConfigError(f"config file {path} not found; create one with 'hookconf init --server-name NAME'") from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
     try:

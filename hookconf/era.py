@@ -62,8 +62,9 @@ class Connection:
     era: DetectedEra
 
 
-def connect(server: ServerConfig, timeout_s: float, spec_version: str = AUTO_SPEC_VERSION,
-            process: ServerProcess | None = None) -> Connection:
+def connect(
+    server: ServerConfig, timeout_s: float, spec_version: str = AUTO_SPEC_VERSION, process: ServerProcess | None = None
+) -> Connection:
     """Open the server and talk to it in the pinned era, or in the one a server/discover probe selects."""
     session = open_session(server, timeout_s, process=process)
     try:
@@ -81,23 +82,30 @@ def _pinned_handshake(session: McpSession, revision: str) -> Connection:
     identity = session.initialize(offer=revision)
     warnings: tuple[str, ...] = ()
     if identity.protocol_version != revision and not session.warnings:
-        warnings = (f"Pinned to {revision}, but the server answered initialize with {identity.protocol_version}; "
-                    f"graded as {identity.protocol_version}.",)
-    detected = DetectedEra(identity.protocol_version, f"pinned with --spec-version {revision}",
-                           (*session.warnings, *warnings))
+        warnings = (
+            f"Pinned to {revision}, but the server answered initialize with {identity.protocol_version}; "
+            f"graded as {identity.protocol_version}.",
+        )
+    detected = DetectedEra(
+        identity.protocol_version, f"pinned with --spec-version {revision}", (*session.warnings, *warnings)
+    )
     return Connection(session, detected)
 
 
 def _pinned_stateless(session: McpSession, revision: str) -> Connection:
     answer = probe(session)
     if answer.exited is not None:
-        raise ServerStartError(f"server {answer.exited} on server/discover (pinned to {revision}); "
-                               "run with --spec-version auto to grade its handshake era")
+        raise ServerStartError(
+            f"server {answer.exited} on server/discover (pinned to {revision}); "
+            "run with --spec-version auto to grade its handshake era"
+        )
     session.discover(answered=answer.response or {})
     warnings: tuple[str, ...] = ()
     if not is_discover_result(answer.response):
-        warnings = (f"server/discover got {answer.note}: the server does not speak {revision}, and the checks that "
-                    f"need it fail as not evaluable. Run with --spec-version auto to grade the era it speaks.",)
+        warnings = (
+            f"server/discover got {answer.note}: the server does not speak {revision}, and the checks that "
+            f"need it fail as not evaluable. Run with --spec-version auto to grade the era it speaks.",
+        )
     return Connection(session, DetectedEra(revision, f"pinned with --spec-version {revision}", warnings))
 
 
@@ -124,13 +132,17 @@ def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Conn
         exited_too = isinstance(exc, ServerStartError) and not fresh.server_alive()
         fresh.close()
         if exited_too:
-            raise ServerStartError(f"server {answer.exited} on the server/discover probe, and a fresh instance "
-                                   f"exits at startup as well, before answering initialize: check the command, "
-                                   f"its arguments and its environment.\n{exc}") from None
+            raise ServerStartError(
+                f"server {answer.exited} on the server/discover probe, and a fresh instance "
+                f"exits at startup as well, before answering initialize: check the command, "
+                f"its arguments and its environment.\n{exc}"
+            ) from None
         raise
-    warning = (f"The server {answer.exited} on the 2026-07-28 server/discover probe; a fresh instance was started "
-               f"and graded as {identity.protocol_version} (handshake era). Pin --spec-version "
-               f"{LATEST_HANDSHAKE_REVISION} to skip the probe.")
+    warning = (
+        f"The server {answer.exited} on the 2026-07-28 server/discover probe; a fresh instance was started "
+        f"and graded as {identity.protocol_version} (handshake era). Pin --spec-version "
+        f"{LATEST_HANDSHAKE_REVISION} to skip the probe."
+    )
     return Connection(fresh, DetectedEra(identity.protocol_version, _detected(answer), (*fresh.warnings, warning)))
 
 
@@ -157,8 +169,16 @@ def _late_probe_answer(session: McpSession) -> JsonObject | None:
     deadline = time.monotonic() + session.timeout_s
     while True:
         received = (entry.message for entry in session.transport.recording.received())
-        late = next((message for message in received if isinstance(message, dict) and message.get("id") == PROBE_ID
-                     and ("result" in message or "error" in message)), None)
+        late = next(
+            (
+                message
+                for message in received
+                if isinstance(message, dict)
+                and message.get("id") == PROBE_ID
+                and ("result" in message or "error" in message)
+            ),
+            None,
+        )
         if late is not None or time.monotonic() >= deadline or not session.server_alive():
             return late
         time.sleep(LATE_ANSWER_POLL_S)
@@ -184,8 +204,10 @@ def _dual_era_warnings(answer: ProbeAnswer) -> tuple[str, ...]:
 
 
 def dual_era_warning(other: str, evidence: str) -> str:
-    return (f"The server is dual-era: it also speaks {other} (handshake era; {evidence}). This report grades "
-            f"{STATELESS_REVISION}; run again with --spec-version {other} to grade its handshake side.")
+    return (
+        f"The server is dual-era: it also speaks {other} (handshake era; {evidence}). This report grades "
+        f"{STATELESS_REVISION}; run again with --spec-version {other} to grade its handshake side."
+    )
 
 
 def _import_models(probed: list[ProbeAnswer]) -> None:
@@ -237,8 +259,9 @@ def _probe_http(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
     if reply is None:
         return ProbeAnswer(None, "got no answer (timed out twice)")
     response = reply.response
-    note = f"answered HTTP {reply.status}" + (f" with {_describe(response).removeprefix('answered with ')}"
-                                              if response else "")
+    note = f"answered HTTP {reply.status}" + (
+        f" with {_describe(response).removeprefix('answered with ')}" if response else ""
+    )
     return ProbeAnswer(response, note)
 
 
@@ -250,8 +273,9 @@ def _post_probe(main: HttpTransport, timeout_s: float) -> HttpReply | None:
     transport.meta = stateless_meta()
     transport.protocol_version = STATELESS_REVISION
     try:
-        return transport.raw_request("POST", body=json.dumps(discover_message(PROBE_ID)), session=False,
-                                     timeout_s=timeout_s)
+        return transport.raw_request(
+            "POST", body=json.dumps(discover_message(PROBE_ID)), session=False, timeout_s=timeout_s
+        )
     except httpx2.TimeoutException:
         return None
     finally:

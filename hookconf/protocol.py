@@ -74,8 +74,12 @@ def stateless_meta(revision: str = STATELESS_REVISION) -> dict[str, Any]:
 
 def discover_message(request_id: Any, meta: dict[str, Any] | None = None) -> dict[str, Any]:
     """A whole server/discover request, carrying `meta` or the envelope of the latest stateless revision."""
-    return {"jsonrpc": "2.0", "id": request_id, "method": "server/discover",
-            "params": {META: stateless_meta() if meta is None else meta}}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "server/discover",
+        "params": {META: stateless_meta() if meta is None else meta},
+    }
 
 
 # --- results ---------------------------------------------------------------------------------------
@@ -112,4 +116,3 @@ AUTH_PAGE = "basic/authorization"
 
 def spec_url(revision: str, page: str) -> str:
     return f"{SPEC_BASE}/{revision}/{page}"
-

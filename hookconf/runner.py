@@ -118,8 +118,9 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
 
             # a spare server booting while tools are watched would write into the sandbox in their name
             watched = options.sandbox is not None and bool(_selected_suites(config, options))
-            compliance = prepare_compliance(config, session, options.compliance or ComplianceOptions(),
-                                            spare_early=not watched)
+            compliance = prepare_compliance(
+                config, session, options.compliance or ComplianceOptions(), spare_early=not watched
+            )
         listed, listing_error = _listed_tools(session)
         if listing_error is not None:
             warnings.append(f"No tools audited: {listing_error}")
@@ -149,16 +150,20 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
     return Report(
         tool=ToolInfo(version=__version__),
         server=ServerInfo(
-            name=config.server.name, transport=config.server.transport, serverInfo=identity.server_info,
-            protocolVersion=identity.protocol_version, capabilities=identity.capabilities,
+            name=config.server.name,
+            transport=config.server.transport,
+            serverInfo=identity.server_info,
+            protocolVersion=identity.protocol_version,
+            capabilities=identity.capabilities,
         ),
         score=server_score(t.score for t in tool_entries),
         coverage=_coverage(tool_entries) if _selected_suites(config, options) else None,
         tools=tool_entries,
         results=entries,
         resources=_resources(session),
-        schemaViolations=[Violation(method=v.method, model=v.model, tool=v.tool, errors=v.errors)
-                          for v in session.violations],
+        schemaViolations=[
+            Violation(method=v.method, model=v.model, tool=v.tool, errors=v.errors) for v in session.violations
+        ],
         summary=summarize(entries),
         durationMs=round((time.monotonic() - started) * 1000, 1),
         grade=graded.grade if graded else None,
@@ -169,8 +174,9 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
         detection=detected.detection,
         warnings=warnings,
         listingError=listing_error,
-        timing=Timing(startupMs=startup_ms, hookMs=hook_ms, complianceMs=compliance_ms,
-                      totalMs=elapsed_ms(clock.started)),
+        timing=Timing(
+            startupMs=startup_ms, hookMs=hook_ms, complianceMs=compliance_ms, totalMs=elapsed_ms(clock.started)
+        ),
         budget=_budget_outcome(clock),
     )
 
@@ -187,8 +193,9 @@ def _grade(compliance: ComplianceRun | None, clock: AuditClock) -> Compliance | 
 def _budget_outcome(clock: AuditClock) -> BudgetOutcome | None:
     if clock.budget_s is None:
         return None
-    return BudgetOutcome(seconds=clock.budget_s, exhausted=clock.spent, cutTools=clock.cut_tools,
-                         cutChecks=clock.cut_checks)
+    return BudgetOutcome(
+        seconds=clock.budget_s, exhausted=clock.spent, cutTools=clock.cut_tools, cutChecks=clock.cut_checks
+    )
 
 
 def _listed_tools(session: McpSession) -> tuple[list[JsonObject], str | None]:
@@ -225,8 +232,9 @@ def _audit_tools(
     out_of_service: dict[str, str] = {}
     for tool in tools:
         plan = plan_tool(tool, config)
-        ctx = ToolContext(tool, plan.arguments, config, session, config.probe_for(str(tool.get("name"))),
-                          hung_tools=hung)
+        ctx = ToolContext(
+            tool, plan.arguments, config, session, config.probe_for(str(tool.get("name"))), hung_tools=hung
+        )
         ctx.server_stuck = stuck
         ctx.hung = ctx.name in hung  # it hung as an earlier tool's state probe: reported here, not called again
         ctx.sandbox = CallWatch(options.sandbox) if options.sandbox is not None else None
@@ -255,10 +263,15 @@ def _tool_entry(ctx: ToolContext, plan: ToolPlan, outcomes: list[SuiteResult]) -
     called = ctx.own_calls > 0
     scored = [o.suite for o in outcomes if o.suite in SUITES and o.status is not Status.SKIP] if called else []
     return ToolEntry(
-        name=ctx.name, score=tool_score(outcomes) if called else None, calls=0,
-        arguments=plan.arguments, argumentsSource=plan.arguments_source,
+        name=ctx.name,
+        score=tool_score(outcomes) if called else None,
+        calls=0,
+        arguments=plan.arguments,
+        argumentsSource=plan.arguments_source,
         note="; ".join(note for note in (plan.note, ctx.cap_note) if note) or None,  # a series cut: shown untruncated
-        called=called, scoredSuites=scored, sandbox=sandbox_delta(ctx.sandbox),
+        called=called,
+        scoredSuites=scored,
+        sandbox=sandbox_delta(ctx.sandbox),
     )
 
 
@@ -267,7 +280,8 @@ def sandbox_delta(watch: CallWatch | None) -> SandboxDelta | None:
         return None
     changes = watch.changes()
     return SandboxDelta(
-        created=sum(c.change == "created" for c in changes), changed=sum(c.change == "changed" for c in changes),
+        created=sum(c.change == "created" for c in changes),
+        changed=sum(c.change == "changed" for c in changes),
         removed=sum(c.change == "removed" for c in changes),
         changes=[SandboxChange(path=c.path, change=c.change, size=c.size) for c in changes[:LISTED_CHANGES]],
     )
@@ -275,8 +289,11 @@ def sandbox_delta(watch: CallWatch | None) -> SandboxDelta | None:
 
 def _coverage(tool_entries: list[ToolEntry]) -> Coverage:
     scored = {suite for tool in tool_entries for suite in tool.scored_suites or []}
-    return Coverage(toolsListed=len(tool_entries), toolsCalled=sum(bool(tool.called) for tool in tool_entries),
-                    suitesRun=[suite for suite in SUITES if suite in scored])
+    return Coverage(
+        toolsListed=len(tool_entries),
+        toolsCalled=sum(bool(tool.called) for tool in tool_entries),
+        suitesRun=[suite for suite in SUITES if suite in scored],
+    )
 
 
 def _disguised_error_outcome(ctx: ToolContext) -> SuiteResult | None:
@@ -286,10 +303,12 @@ def _disguised_error_outcome(ctx: ToolContext) -> SuiteResult | None:
     if not errors:
         return None
     return SuiteResult(
-        ERROR_IN_DISGUISE.suite, ctx.name, Status.WARN,
+        ERROR_IN_DISGUISE.suite,
+        ctx.name,
+        Status.WARN,
         f"{len(errors)} of {len(series)} calls answered with an error while isError is false ({errors[0]}); "
-        "\"Any errors that originate from the tool SHOULD be reported inside the result object, with "
-        f"`isError` set to true\" ({SCHEMA_SPEC_URL})",
+        '"Any errors that originate from the tool SHOULD be reported inside the result object, with '
+        f'`isError` set to true" ({SCHEMA_SPEC_URL})',
         ERROR_IN_DISGUISE.code,
     )
 
@@ -304,8 +323,12 @@ def _run_suite(suite: Suite, ctx: ToolContext, plan: ToolPlan, session: McpSessi
             reason += f"; its stderr ends with: {session.process.stderr_tail(3)}"
         return SuiteResult(name, ctx.name, Status.INDETERMINATE, reason)
     if calls_tool and ctx.server_stuck and not ctx.hung:
-        return SuiteResult(name, ctx.name, Status.INDETERMINATE,
-                           "server stopped answering (an earlier call hung and a ping got no answer)")
+        return SuiteResult(
+            name,
+            ctx.name,
+            Status.INDETERMINATE,
+            "server stopped answering (an earlier call hung and a ping got no answer)",
+        )
     started = time.monotonic()
     outcome = suite.run(ctx)
     duration = round((time.monotonic() - started) * 1000, 1)
@@ -315,10 +338,23 @@ def _run_suite(suite: Suite, ctx: ToolContext, plan: ToolPlan, session: McpSessi
 def _entry(outcome: SuiteResult) -> ResultEntry:
     title = FINDINGS[outcome.code].title if outcome.code else None
     measured = outcome.latency
-    latency = LatencyFigures(p50Ms=measured.p50_ms, p95Ms=measured.p95_ms, samples=measured.samples,
-                             warmupOnly=measured.warmup_only) if measured is not None else None
-    return ResultEntry(suite=outcome.suite, tool=outcome.tool, status=outcome.status, code=outcome.code,
-                       title=title, details=outcome.details, durationMs=outcome.duration_ms, latency=latency)
+    latency = (
+        LatencyFigures(
+            p50Ms=measured.p50_ms, p95Ms=measured.p95_ms, samples=measured.samples, warmupOnly=measured.warmup_only
+        )
+        if measured is not None
+        else None
+    )
+    return ResultEntry(
+        suite=outcome.suite,
+        tool=outcome.tool,
+        status=outcome.status,
+        code=outcome.code,
+        title=title,
+        details=outcome.details,
+        durationMs=outcome.duration_ms,
+        latency=latency,
+    )
 
 
 def _violation_entries(session: McpSession) -> list[ResultEntry]:
@@ -327,10 +363,17 @@ def _violation_entries(session: McpSession) -> list[ResultEntry]:
     entries = []
     for (method, model, tool, errors), count in counts.items():
         times = f" ({count} times)" if count > 1 else ""
-        entries.append(ResultEntry(
-            suite=SCHEMA_VIOLATION.suite, tool=tool or SERVER_SCOPE, status=Status.WARN,
-            code=SCHEMA_VIOLATION.code, title=SCHEMA_VIOLATION.title,
-            details=f"{method} result is not a valid {model}{times}: {errors}", durationMs=0.0))
+        entries.append(
+            ResultEntry(
+                suite=SCHEMA_VIOLATION.suite,
+                tool=tool or SERVER_SCOPE,
+                status=Status.WARN,
+                code=SCHEMA_VIOLATION.code,
+                title=SCHEMA_VIOLATION.title,
+                details=f"{method} result is not a valid {model}{times}: {errors}",
+                durationMs=0.0,
+            )
+        )
     return entries
 
 
@@ -338,6 +381,10 @@ def _resources(session: McpSession) -> Resources | None:
     figures = session.resource_figures()
     if figures is None:
         return None
-    return Resources(startupMs=figures.startup_ms, peakRssBytes=figures.peak_rss_bytes,
-                     cpuSeconds=figures.cpu_seconds, peakThreads=figures.peak_threads,
-                     peakChildren=figures.peak_children)
+    return Resources(
+        startupMs=figures.startup_ms,
+        peakRssBytes=figures.peak_rss_bytes,
+        cpuSeconds=figures.cpu_seconds,
+        peakThreads=figures.peak_threads,
+        peakChildren=figures.peak_children,
+    )

@@ -30,8 +30,7 @@ def is_hidden(char: str) -> bool:
     if char in KEPT_FORMAT_CHARACTERS:
         return False
     code = ord(char)
-    return (unicodedata.category(char) in HIDDEN_CATEGORIES or 0xFDD0 <= code <= 0xFDEF
-            or code & 0xFFFE == 0xFFFE)
+    return unicodedata.category(char) in HIDDEN_CATEGORIES or 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE
 
 
 def visible_escape(char: str) -> str:

@@ -12,8 +12,11 @@ STATUS_POINTS = {Status.PASS: 100, Status.WARN: 60, Status.INDETERMINATE: 50, St
 
 def tool_score(results: Iterable[SuiteResult]) -> float | None:
     """Weighted mean over the suites that ran for one tool; None when every suite was skipped."""
-    scored = [(SUITES[r.suite].weight, STATUS_POINTS[r.status]) for r in results
-              if r.status in STATUS_POINTS and r.suite in SUITES]
+    scored = [
+        (SUITES[r.suite].weight, STATUS_POINTS[r.status])
+        for r in results
+        if r.status in STATUS_POINTS and r.suite in SUITES
+    ]
     total_weight = sum(weight for weight, _ in scored)
     if total_weight == 0:
         return None
@@ -59,14 +62,29 @@ def letter_grade(score: float) -> str:
 
 # --- the mcp-lighthouse profile: its five categories and weights, over our results ------------------
 LIGHTHOUSE_CATEGORIES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
-    ("protocol", 40, ("proto-init", "proto-init-version", "proto-jsonrpc-version", "proto-id-match",
-                      "proto-error-format")),
-    ("schema", 25, ("schema-tools-list", "schema-tool-name", "schema-tool-description", "schema-tool-input-schema",
-                    "schema-required-fields", "schema-no-duplicate-tools")),
-    ("robustness", 20, ("robust-unknown-method", "robust-invalid-tool", "robust-missing-args",
-                        "robust-malformed-json")),
-    ("practices", 10, ("bp-tool-name-format", "bp-description-length", "bp-server-info",
-                       "bp-capabilities-declared")),
+    (
+        "protocol",
+        40,
+        ("proto-init", "proto-init-version", "proto-jsonrpc-version", "proto-id-match", "proto-error-format"),
+    ),
+    (
+        "schema",
+        25,
+        (
+            "schema-tools-list",
+            "schema-tool-name",
+            "schema-tool-description",
+            "schema-tool-input-schema",
+            "schema-required-fields",
+            "schema-no-duplicate-tools",
+        ),
+    ),
+    (
+        "robustness",
+        20,
+        ("robust-unknown-method", "robust-invalid-tool", "robust-missing-args", "robust-malformed-json"),
+    ),
+    ("practices", 10, ("bp-tool-name-format", "bp-description-length", "bp-server-info", "bp-capabilities-declared")),
     ("performance", 5, ("perf-init-time", "perf-tools-list-time")),
 )
 CRITICAL_LIGHTHOUSE_CATEGORY = "protocol"  # one failure there zeroes the category, as lighthouse does

@@ -175,7 +175,8 @@ class McpSession:
         self.warnings.append(
             f"The server answered initialize with protocolVersion {json.dumps(negotiated)[:80]}, which is no "
             f"revision of the handshake era ({', '.join(HANDSHAKE_REVISIONS)}); graded as {offer}, the "
-            "revision hookconf offered.")
+            "revision hookconf offered."
+        )
         return offer
 
     def _notify_or_fail(self, method: str) -> None:
@@ -226,8 +227,11 @@ class McpSession:
 
     def _rate_limited(self) -> bool:
         transport = self.transport
-        return isinstance(transport, HttpTransport) and bool(transport.exchanges) and \
-            transport.exchanges[-1].status == TOO_MANY_REQUESTS
+        return (
+            isinstance(transport, HttpTransport)
+            and bool(transport.exchanges)
+            and transport.exchanges[-1].status == TOO_MANY_REQUESTS
+        )
 
     def connect_as(self, revision: str) -> ServerIdentity:
         """Start talking in the era of `revision`: server/discover for 2026-07-28, else initialize offering it."""
@@ -311,8 +315,10 @@ class McpSession:
         result = _object(response.get("result"))
         if result.get("resultType") == INPUT_REQUIRED:
             self._validate("tools/call", INPUT_REQUIRED_MODEL, result, tool=name)
-            asked = {"code": None, "message": "the tool asked for input (resultType input_required); "
-                     "hookconf answers no input requests"}
+            asked = {
+                "code": None,
+                "message": "the tool asked for input (resultType input_required); hookconf answers no input requests",
+            }
             return CallOutcome(duration_ms=duration_ms, error=asked)
         self._validate("tools/call", RESULT_MODELS["tools/call"], result, tool=name)
         return CallOutcome(duration_ms=duration_ms, result=result)
@@ -376,8 +382,9 @@ def close_together(sessions: Iterable[McpSession]) -> None:
         closing.join()
 
 
-def open_session(server: ServerConfig, timeout_s: float, start_process: bool = True,
-                 process: ServerProcess | None = None) -> McpSession:
+def open_session(
+    server: ServerConfig, timeout_s: float, start_process: bool = True, process: ServerProcess | None = None
+) -> McpSession:
     """Start (or reach) the server described by the config; the caller initializes and closes it.
 
     With `start_process` false an HTTP server that is already running is reached as a new session;

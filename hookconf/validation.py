@@ -40,8 +40,9 @@ def validation_errors(model: type[BaseModel], payload: Any) -> tuple[str, ...]:
     try:
         model.model_validate(payload)
     except ValidationError as exc:
-        return tuple(f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}"
-                     for e in exc.errors()[:MAX_ERRORS_PER_MESSAGE])
+        return tuple(
+            f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}" for e in exc.errors()[:MAX_ERRORS_PER_MESSAGE]
+        )
     return ()
 
 

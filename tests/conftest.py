@@ -66,8 +66,12 @@ def write_config(tmp_path: Path) -> Callable[..., Path]:
 def external_good_http() -> Iterator[str]:
     """A good fixture started outside hookconf, reached by URL only (as a deployed server would be)."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, str(FIXTURES / "good_server.py"), "--http", str(port)],
-                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, str(FIXTURES / "good_server.py"), "--http", str(port)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}/mcp"

@@ -16,8 +16,12 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def stdio_server(script: str, *args: str) -> dict[str, Any]:
-    return {"name": script.removesuffix(".py"), "transport": "stdio",
-            "command": sys.executable, "args": [str(FIXTURES / script), *args]}
+    return {
+        "name": script.removesuffix(".py"),
+        "transport": "stdio",
+        "command": sys.executable,
+        "args": [str(FIXTURES / script), *args],
+    }
 
 
 @dataclass

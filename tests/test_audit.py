@@ -59,8 +59,9 @@ def server_for(transport: str, script: str) -> dict[str, Any]:
     return stdio_server(script) if transport == "stdio" else http_server(script)
 
 
-def audit(server: dict[str, Any], suites: tuple[str, ...] | None = None, tool: str | None = None,
-          **settings: Any) -> Report:
+def audit(
+    server: dict[str, Any], suites: tuple[str, ...] | None = None, tool: str | None = None, **settings: Any
+) -> Report:
     config = parse_config({"server": server, **settings})
     options = RunOptions(suites=suites or HOOK_SUITES, tool=tool)
     return run_audit(config, options)
@@ -134,8 +135,12 @@ def test_hanging_tool_is_called_once(broken_report: Report) -> None:
 
 
 def test_latency_warns_on_p50_only(tmp_path: Path) -> None:
-    report = audit(stdio_server("broken_server.py"), suites=("latency",), tool="slow_tool",
-                   thresholds={"latencyP50Ms": 100, "latencyP95Ms": 5000})
+    report = audit(
+        stdio_server("broken_server.py"),
+        suites=("latency",),
+        tool="slow_tool",
+        thresholds={"latencyP50Ms": 100, "latencyP95Ms": 5000},
+    )
     entry = outcome(report, "slow_tool", "latency")
     assert (entry.status, entry.code) == ("warn", "LAT-002")
     assert [r.suite for r in report.results] == ["latency"]
@@ -174,34 +179,47 @@ def test_resources_are_measured_for_started_servers(good_report: Report) -> None
 
 @pytest.mark.http
 def test_server_reached_by_url_only(external_good_http: str) -> None:
-    report = audit({"name": "deployed", "transport": "http", "url": external_good_http},
-                   suites=("dsgvo", "idempotency"))
+    report = audit(
+        {"name": "deployed", "transport": "http", "url": external_good_http}, suites=("dsgvo", "idempotency")
+    )
     assert report.summary.failed == 0
     assert report.resources is None  # hookconf did not start it, so it has no process to measure
 
 
-def test_cli_exit_codes_and_json_report(
-    run_cli: Callable[..., CliRun], write_config: Callable[..., Path]
-) -> None:
-    good = run_cli("check", str(write_config(stdio_server("good_server.py"), probes=GOOD_PROBES)),
-                   "--output", "json", "--suite", "dsgvo", "--suite", "idempotency")
+def test_cli_exit_codes_and_json_report(run_cli: Callable[..., CliRun], write_config: Callable[..., Path]) -> None:
+    good = run_cli(
+        "check",
+        str(write_config(stdio_server("good_server.py"), probes=GOOD_PROBES)),
+        "--output",
+        "json",
+        "--suite",
+        "dsgvo",
+        "--suite",
+        "idempotency",
+    )
     assert good.exit_code == 0
     data = good.json()
     assert data["schemaVersion"] == SCHEMA_VERSION
     assert data["tool"] == {"name": "hookconf", "version": "0.1.0"}
     assert {r["suite"] for r in data["results"]} == {"dsgvo", "idempotency"}
     assert set(data["resources"]) == {"startupMs", "peakRssBytes", "cpuSeconds", "peakThreads", "peakChildren"}
-    broken = run_cli("check", str(write_config(stdio_server("broken_server.py"))), "--tool", "random_text",
-                     "--tries", "4", "--output", "json")
+    broken = run_cli(
+        "check",
+        str(write_config(stdio_server("broken_server.py"))),
+        "--tool",
+        "random_text",
+        "--tries",
+        "4",
+        "--output",
+        "json",
+    )
     assert broken.exit_code == 1
     idem = next(r for r in broken.json()["results"] if r["suite"] == "idempotency")
     assert idem["code"] == "IDEMP-001"
     assert "4 identical calls" in idem["details"]
 
 
-def test_cli_unknown_tool_is_a_usage_error(
-    run_cli: Callable[..., CliRun], write_config: Callable[..., Path]
-) -> None:
+def test_cli_unknown_tool_is_a_usage_error(run_cli: Callable[..., CliRun], write_config: Callable[..., Path]) -> None:
     run = run_cli("check", str(write_config(stdio_server("good_server.py"))), "--tool", "nope")
     assert run.exit_code == 2
     assert "no such tool" in run.stderr
@@ -215,7 +233,12 @@ def test_junit_has_a_testsuite_per_tool(broken_report: Report) -> None:
     assert set(suites) == {t.name for t in broken_report.tools}
     random_text = suites["random_text"]
     assert [c.get("name") for c in random_text.iter("testcase")] == [
-        "idempotency", "side-effects", "latency", "determinism", "dsgvo"]
+        "idempotency",
+        "side-effects",
+        "latency",
+        "determinism",
+        "dsgvo",
+    ]
     assert random_text.get("failures") == "1"
     failure = random_text.find("testcase[@name='idempotency']/failure")
     assert failure is not None
@@ -234,9 +257,7 @@ def test_crashing_server_exits_1_quoting_its_stderr(
     assert "Traceback" not in run.stderr
 
 
-def test_missing_server_program_exits_1(
-    run_cli: Callable[..., CliRun], write_config: Callable[..., Path]
-) -> None:
+def test_missing_server_program_exits_1(run_cli: Callable[..., CliRun], write_config: Callable[..., Path]) -> None:
     run = run_cli("check", str(write_config({"name": "ghost", "command": "/nonexistent/mcp-server"})))
     assert run.exit_code == 1
     assert "/nonexistent/mcp-server" in run.stderr

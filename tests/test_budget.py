@@ -46,7 +46,8 @@ def assert_cut_by_budget(entry: dict[str, Any]) -> None:
 
 
 def test_a_budget_spent_at_start_up_skips_every_tool_and_check_and_fails_nothing(
-        run_cli: Run, write_config: WriteConfig) -> None:
+    run_cli: Run, write_config: WriteConfig
+) -> None:
     config = write_config(stdio_server("good_server.py"), tries=2)
     run = run_cli("check", str(config), "--budget", "0.001", "--strict", "--min-grade", "A", "--output", "json")
     report = run.json()
@@ -67,8 +68,10 @@ def test_a_budget_spent_at_start_up_skips_every_tool_and_check_and_fails_nothing
     assert all(tool["called"] is False and tool["score"] is None for tool in report["tools"])
     assert_timing_adds_up(report)
     shown = Report.model_validate(report)
-    assert "Budget: 0.001 s, ran out: skipped the suites of 3 tools (get_item, add_numbers, list_items) and " \
+    assert (
+        "Budget: 0.001 s, ran out: skipped the suites of 3 tools (get_item, add_numbers, list_items) and "
         f"{len(budget['cutChecks'])} compliance checks" in human.render(shown)
+    )
     assert "\nTime: " in human.render(shown)
     assert "time budget 0.001 s, ran out: skipped the suites of 3 tools" in github.render(shown)
     for text in (markdown.render(shown), html.render(shown)):
@@ -77,7 +80,8 @@ def test_a_budget_spent_at_start_up_skips_every_tool_and_check_and_fails_nothing
 
 
 def test_a_budget_that_runs_out_midway_skips_the_rest_and_keeps_the_exit_code_of_what_ran(
-        run_cli: Run, write_config: WriteConfig) -> None:
+    run_cli: Run, write_config: WriteConfig
+) -> None:
     config = write_config(stdio_server("broken_server.py"), **SLOW_THEN_FAILING)
     run = run_cli("check", str(config), "--budget", "1.5", "--output", "json")
     report = run.json()
@@ -90,8 +94,9 @@ def test_a_budget_that_runs_out_midway_skips_the_rest_and_keeps_the_exit_code_of
     for entry in report["results"]:
         if entry["tool"] in budget["cutTools"] or entry.get("id") in budget["cutChecks"]:
             assert_cut_by_budget(entry)
-    hook_failures = [(e["tool"], e["code"]) for e in report["results"]
-                     if e["status"] == "fail" and e["suite"] != "compliance"]
+    hook_failures = [
+        (e["tool"], e["code"]) for e in report["results"] if e["status"] == "fail" and e["suite"] != "compliance"
+    ]
     ran = "random_text" not in budget["cutTools"]
     assert hook_failures == ([("random_text", "IDEMP-001")] if ran else [])
     assert run.exit_code == (1 if ran else 0)  # what the verdicts that ran give; the cut SIDE-001 is none
@@ -100,7 +105,8 @@ def test_a_budget_that_runs_out_midway_skips_the_rest_and_keeps_the_exit_code_of
 
 
 def test_without_a_budget_the_cut_tool_fails_and_the_report_has_timing_only(
-        run_cli: Run, write_config: WriteConfig) -> None:
+    run_cli: Run, write_config: WriteConfig
+) -> None:
     """The control for the test above: counter_peek, audited, fails; so its skip there was the budget's."""
     config = write_config(stdio_server("broken_server.py"), **SLOW_THEN_FAILING)
     run = run_cli("check", str(config), "--tool", "counter_peek", "--suite", "side-effects", "--output", "json")
@@ -128,13 +134,27 @@ def test_a_budget_flag_overrides_the_config(run_cli: Run, write_config: WriteCon
 
 
 def target(config: dict[str, Any]) -> Target:
-    return Target(fleet="f", manifest="m.toml", manifest_dir="/tmp", server="s", version="1", source="command",
-                  command="server", config=config)
+    return Target(
+        fleet="f",
+        manifest="m.toml",
+        manifest_dir="/tmp",
+        server="s",
+        version="1",
+        source="command",
+        command="server",
+        config=config,
+    )
 
 
 def test_a_fleet_audit_has_a_budget_by_default_which_the_manifest_can_change() -> None:
-    values = {"workdir": "/tmp/w", "prefix": "/tmp", "version": "1", "manifest_dir": "/tmp", "python": "py",
-              "port": "1"}
+    values = {
+        "workdir": "/tmp/w",
+        "prefix": "/tmp",
+        "version": "1",
+        "manifest_dir": "/tmp",
+        "python": "py",
+        "port": "1",
+    }
     assert audit_config(target({}), values, None).budget == FLEET_BUDGET_S == 120
     assert audit_config(target({"budgetS": 30}), values, None).budget == 30
     assert audit_config(target({"budgetS": 0}), values, None).budget is None
@@ -151,23 +171,43 @@ def test_a_manifest_budget_is_validated(tmp_path: Path) -> None:
 
 
 def stored(version: str, report: dict[str, Any]) -> StoredAudit:
-    return StoredAudit(id=int(version[0]), fleet="f", server="s", version=version, source="npm",
-                       hookconf_version="0.1.0", outcome="audited", message=None,
-                       started_at="2026-12-04T00:00:00Z", duration_s=1.0, report=report)
+    return StoredAudit(
+        id=int(version[0]),
+        fleet="f",
+        server="s",
+        version=version,
+        source="npm",
+        hookconf_version="0.1.0",
+        outcome="audited",
+        message=None,
+        started_at="2026-12-04T00:00:00Z",
+        duration_s=1.0,
+        report=report,
+    )
 
 
 def timed(total_ms: float, budget: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"score": 80.0, "timing": {"startupMs": 900.0, "hookMs": total_ms - 1000, "complianceMs": 50.0,
-                                      "totalMs": total_ms},
-            "budget": budget, "results": [{"suite": "latency", "tool": "t", "status": "pass", "code": None,
-                                           "details": "p95 5 ms", "durationMs": 12.5}]}
+    return {
+        "score": 80.0,
+        "timing": {"startupMs": 900.0, "hookMs": total_ms - 1000, "complianceMs": 50.0, "totalMs": total_ms},
+        "budget": budget,
+        "results": [
+            {"suite": "latency", "tool": "t", "status": "pass", "code": None, "details": "p95 5 ms", "durationMs": 12.5}
+        ],
+    }
 
 
 def test_fleet_tables_show_the_audit_time_and_what_the_budget_cut() -> None:
-    audits = [stored("1.0", timed(8000.0)),
-              stored("2.0", timed(121500.0, {"seconds": 120, "exhausted": True, "cutTools": ["a", "b"],
-                                             "cutChecks": ["lifecycle-ping"]})),
-              stored("3.0", {"score": 80.0})]  # a report stored before reports carried timing
+    audits = [
+        stored("1.0", timed(8000.0)),
+        stored(
+            "2.0",
+            timed(
+                121500.0, {"seconds": 120, "exhausted": True, "cutTools": ["a", "b"], "cutChecks": ["lifecycle-ping"]}
+            ),
+        ),
+        stored("3.0", {"score": 80.0}),
+    ]  # a report stored before reports carried timing
     frame = audits_frame(audits)
     cells = {row.version: score_cell(row) for row in frame.itertuples()}
     assert cells == {"1.0": "hook 80.0 · 8.0 s", "2.0": "hook 80.0 · 121.5 s, budget cut 3", "3.0": "hook 80.0"}

@@ -57,8 +57,10 @@ def test_the_stopped_series_is_indeterminate_and_says_why(hook_report: Report, s
     assert (entry.status, entry.code) == ("indeterminate", "CALL-004"), entry.details
     assert "getaddrinfo ENOTFOUND" in (entry.details or "")
     assert entry.details
-    assert entry.details.endswith("the series stopped after 2 calls: both failed with the same error, and more "
-                                  "calls of it cannot show the tool's behaviour")
+    assert entry.details.endswith(
+        "the series stopped after 2 calls: both failed with the same error, and more "
+        "calls of it cannot show the tool's behaviour"
+    )
 
 
 def test_a_backend_that_is_slow_to_fail_costs_one_call() -> None:
@@ -83,7 +85,7 @@ def test_compliance_probes_leave_the_tool_out_of_service_alone(full_report: Repo
     assert calls(full_report, DEAD) == 2
     for check_id in (*INJECTION_CHECKS, "security-ssrf-internal"):
         found = check(full_report, check_id)
-        assert found.status == "pass", (found.details or "")
+        assert found.status == "pass", found.details or ""
         assert f"in {WORKING} " in (found.details or "")
         assert f"not probed, out of service: {DEAD}: " in (found.details or "")
         assert "getaddrinfo ENOTFOUND" in (found.details or "")
@@ -91,7 +93,7 @@ def test_compliance_probes_leave_the_tool_out_of_service_alone(full_report: Repo
 
 def test_a_check_picks_the_tool_that_works(full_report: Report) -> None:
     found = check(full_report, "tools-call")
-    assert found.status == "pass", (found.details or "")
+    assert found.status == "pass", found.details or ""
     assert (found.details or "").startswith(WORKING)
 
 
@@ -99,7 +101,7 @@ def test_without_a_working_tool_the_probes_are_not_evaluable() -> None:
     report = offline_audit(ALL_SUITES, "--dead-only")
     for check_id in INJECTION_CHECKS:
         found = check(report, check_id)
-        assert found.status == "indeterminate", (found.details or "")
+        assert found.status == "indeterminate", found.details or ""
         assert (found.details or "").startswith("not evaluable: the call fails without the ")
         assert "none was sent, every tool's backend is out of reach: " in (found.details or "")
         assert f"{DEAD}: " in (found.details or "")
@@ -117,20 +119,35 @@ def test_the_checks_alone_find_the_tool_out_of_service() -> None:
 
 
 def test_a_timed_call_over_the_p95_budget_ends_the_latency_series() -> None:
-    config = parse_config({"server": stdio_server("broken_server.py"), "tries": 3, "timeoutMs": 5000,
-                           "toolFilter": ["slow_tool"], "thresholds": {"latencyP95Ms": 100}})
+    config = parse_config(
+        {
+            "server": stdio_server("broken_server.py"),
+            "tries": 3,
+            "timeoutMs": 5000,
+            "toolFilter": ["slow_tool"],
+            "thresholds": {"latencyP95Ms": 100},
+        }
+    )
     report = run_audit(config, RunOptions(suites=("latency",)))
     entry = outcome(report, "slow_tool", "latency")
     assert (entry.status, entry.code) == ("fail", "LAT-001"), entry.details
     assert (entry.details or "").startswith("p95 ")
-    assert (entry.details or "").endswith(" ms over 1 of 5 samples; budget p95 100 ms (the p95 of 5 samples is "
-                                          "their maximum, so the rest were not taken)")
+    assert (entry.details or "").endswith(
+        " ms over 1 of 5 samples; budget p95 100 ms (the p95 of 5 samples is their maximum, so the rest were not taken)"
+    )
     assert calls(report, "slow_tool") == 2  # the warm-up and one timed call
 
 
 def test_the_comparing_suites_still_get_their_tries_from_a_slow_tool() -> None:
-    config = parse_config({"server": stdio_server("broken_server.py"), "tries": 3, "timeoutMs": 5000,
-                           "toolFilter": ["slow_tool"], "thresholds": {"latencyP95Ms": 100}})
+    config = parse_config(
+        {
+            "server": stdio_server("broken_server.py"),
+            "tries": 3,
+            "timeoutMs": 5000,
+            "toolFilter": ["slow_tool"],
+            "thresholds": {"latencyP95Ms": 100},
+        }
+    )
     report = run_audit(config, RunOptions(suites=HOOK_SUITES))
     assert outcome(report, "slow_tool", "latency").code == "LAT-001"
     assert outcome(report, "slow_tool", "idempotency").status == "pass"
@@ -151,13 +168,13 @@ def test_one_error_reported_twice_has_one_signature() -> None:
 
 def test_different_errors_and_answers_have_different_signatures() -> None:
     assert failure_signature(failed_with("table missing")) != failure_signature(failed_with("column missing"))
-    assert failure_signature(CallOutcome(duration_ms=1.0, result={"content": [{"type": "text", "text": "ok"}]})) \
-        is None
+    assert failure_signature(CallOutcome(duration_ms=1.0, result={"content": [{"type": "text", "text": "ok"}]})) is None
 
 
 def test_a_tool_failing_the_same_way_without_a_backend_stops_too_and_says_so() -> None:
-    config = parse_config({"server": stdio_server("broken_server.py"), "tries": 3, "timeoutMs": 5000,
-                           "toolFilter": ["echo_error"]})
+    config = parse_config(
+        {"server": stdio_server("broken_server.py"), "tries": 3, "timeoutMs": 5000, "toolFilter": ["echo_error"]}
+    )
     report = run_audit(config, RunOptions(suites=HOOK_SUITES))
     assert calls(report, "echo_error") == 2
     for suite in SERIES_SUITES:
@@ -168,8 +185,9 @@ def test_a_tool_failing_the_same_way_without_a_backend_stops_too_and_says_so() -
 
 def test_a_tool_whose_answers_differ_gets_its_full_series() -> None:
     # a tool that answers gets every call the suites ask for: only failures stop a series early
-    config = parse_config({"server": stdio_server("broken_server.py"), "tries": 3, "timeoutMs": 5000,
-                           "toolFilter": ["random_text"]})
+    config = parse_config(
+        {"server": stdio_server("broken_server.py"), "tries": 3, "timeoutMs": 5000, "toolFilter": ["random_text"]}
+    )
     report = run_audit(config, RunOptions(suites=HOOK_SUITES))
     assert outcome(report, "random_text", "idempotency").code == "IDEMP-001"
     assert calls(report, "random_text") == 6
@@ -177,7 +195,8 @@ def test_a_tool_whose_answers_differ_gets_its_full_series() -> None:
 
 @pytest.mark.parametrize("suites", [ALL_SUITES, (COMPLIANCE_SUITE,)], ids=["with-hook-suites", "compliance-only"])
 def test_a_tool_whose_usual_call_works_gets_every_payload_though_they_fail_at_a_backend(
-        suites: tuple[str, ...]) -> None:
+    suites: tuple[str, ...],
+) -> None:
     report = offline_audit(suites, "--lookup")
     for check_id in INJECTION_CHECKS:
         found = check(report, check_id)

@@ -14,8 +14,19 @@ from hookconf.checks import FINDINGS
 from hookconf.config import load_config
 from tests.support import CliRun, stdio_server
 
-SEED_CODES = ["IDEMP-001", "IDEMP-002", "IDEMP-003", "SIDE-001", "SIDE-002", "LAT-001", "LAT-002",
-              "DET-001", "DET-002", "DSGVO-001", "DSGVO-002"]
+SEED_CODES = [
+    "IDEMP-001",
+    "IDEMP-002",
+    "IDEMP-003",
+    "SIDE-001",
+    "SIDE-002",
+    "LAT-001",
+    "LAT-002",
+    "DET-001",
+    "DET-002",
+    "DSGVO-001",
+    "DSGVO-002",
+]
 
 
 def test_version_info_names_the_revisions(run_cli: Callable[..., CliRun]) -> None:
@@ -81,8 +92,10 @@ def test_init_writes_a_config_that_validates(
         ({"server": {"name": "x", "transport": "http"}}, "needs 'url'"),
         ({"server": {"name": "x", "command": "true"}, "suites": ["idempotency", "speed"]}, "unknown suite 'speed'"),
         ({"server": {"name": "x", "command": "true"}, "tries": 1}, "tries: Input should be greater than or equal to 2"),
-        ({"server": {"name": "x", "command": "true"}, "thresholds": {"latencyP95Ms": "fast"}},
-         "thresholds.latencyP95Ms"),
+        (
+            {"server": {"name": "x", "command": "true"}, "thresholds": {"latencyP95Ms": "fast"}},
+            "thresholds.latencyP95Ms",
+        ),
         ({"server": {"name": "x", "command": "true"}, "probes": [{"args": {}}]}, "probes.0.name: Field required"),
         ({"server": {"name": "x", "command": "true"}, "tryes": 3}, "tryes: unknown key"),
     ],
@@ -127,12 +140,14 @@ def test_unknown_suite_flag_exits_2(run_cli: Callable[..., CliRun], write_config
 
 
 def test_module_entry_point_and_help_run_without_the_audit_stack() -> None:
-    probe = ("import sys, runpy; sys.argv = ['hookconf', '--help']\n"
-             "try:\n    runpy.run_module('hookconf', run_name='__main__')\n"
-             "except SystemExit:\n    pass\n"
-             "heavy = ('pandas', 'mcp_types._v2025_11_25', 'hookconf.session', 'mcp')\n"
-             "heavy = [m for m in heavy if m in sys.modules]\n"
-             "print('HEAVY', heavy)")
+    probe = (
+        "import sys, runpy; sys.argv = ['hookconf', '--help']\n"
+        "try:\n    runpy.run_module('hookconf', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "heavy = ('pandas', 'mcp_types._v2025_11_25', 'hookconf.session', 'mcp')\n"
+        "heavy = [m for m in heavy if m in sys.modules]\n"
+        "print('HEAVY', heavy)"
+    )
     completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
     assert "check" in completed.stdout
     assert "explain" in completed.stdout
@@ -157,8 +172,13 @@ def test_the_quick_exit_flushes_runs_exit_handlers_and_waits_for_a_working_threa
     tmp_path: Path, left_running: str
 ) -> None:
     marker = tmp_path / "worker.txt"
-    completed = subprocess.run([sys.executable, "-c", QUICK_EXIT, str(marker), left_running],
-                               check=False, capture_output=True, text=True, timeout=60)
+    completed = subprocess.run(
+        [sys.executable, "-c", QUICK_EXIT, str(marker), left_running],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert completed.returncode == 3
     assert completed.stdout == "buffered output"
     assert marker.with_suffix(".atexit").read_text() == "ran"
@@ -166,14 +186,16 @@ def test_the_quick_exit_flushes_runs_exit_handlers_and_waits_for_a_working_threa
 
 
 def test_a_stdio_audit_never_loads_the_http_client_and_collects_garbage_once_started(
-    write_config: Callable[..., Path]
+    write_config: Callable[..., Path],
 ) -> None:
     path = write_config(stdio_server("good_server.py"))
-    probe = ("import gc, sys\nfrom hookconf.cli import main\n"
-             "gc.disable()  # as the entry does until the audit's imports are done\n"
-             f"code = main(['check', {str(path)!r}, '--output', 'json'])\n"
-             "print('EXIT', code, 'HTTP', [m for m in ('httpx2', 'httpx', 'httpcore') if m in sys.modules], "
-             "'GC', gc.isenabled(), file=sys.stderr)")
+    probe = (
+        "import gc, sys\nfrom hookconf.cli import main\n"
+        "gc.disable()  # as the entry does until the audit's imports are done\n"
+        f"code = main(['check', {str(path)!r}, '--output', 'json'])\n"
+        "print('EXIT', code, 'HTTP', [m for m in ('httpx2', 'httpx', 'httpcore') if m in sys.modules], "
+        "'GC', gc.isenabled(), file=sys.stderr)"
+    )
     completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
     assert json.loads(completed.stdout)["server"]["transport"] == "stdio"
     assert "EXIT 0 HTTP [] GC True" in completed.stderr

@@ -135,7 +135,8 @@ def test_notifications_between_responses_change_nothing(transport: str) -> None:
         server["args"] = [*server["args"], "--chatty"]
     report = compliance_audit(server)
     assert set(statuses(report).values()) <= {"pass", "skip"}, [
-        (r.id, r.details) for r in report.results if r.status not in ("pass", "skip")]
+        (r.id, r.details) for r in report.results if r.status not in ("pass", "skip")
+    ]
 
 
 @pytest.mark.http
@@ -162,16 +163,22 @@ def test_a_server_that_dies_is_restarted_for_the_checks_after() -> None:
     assert "exit code 1" in details
     assert "fatal: unexpected token" in details
     order = [r.id for r in report.results if r.id]
-    later = order[order.index("error-invalid-json") + 1:]
+    later = order[order.index("error-invalid-json") + 1 :]
     assert later, "checks ran after the crash"
     assert all(statuses(report)[c] != "fail" for c in later if c != "error-parse-code"), [
-        (r.id, r.details) for r in report.results if r.id in later and r.status == "fail"]
+        (r.id, r.details) for r in report.results if r.id in later and r.status == "fail"
+    ]
 
 
 def test_a_server_that_hangs_is_replaced_rather_than_waited_out_by_every_later_check() -> None:
     timeout_s = 2.0
-    config = parse_config({"server": stdio_server(SCRIPT, "--defect", "hang-on-invalid-json"),
-                           "suites": [COMPLIANCE_SUITE], "timeoutMs": int(timeout_s * 1000)})
+    config = parse_config(
+        {
+            "server": stdio_server(SCRIPT, "--defect", "hang-on-invalid-json"),
+            "suites": [COMPLIANCE_SUITE],
+            "timeoutMs": int(timeout_s * 1000),
+        }
+    )
     started = time.monotonic()
     report = run_audit(config, RunOptions(suites=(COMPLIANCE_SUITE,)))
     elapsed = time.monotonic() - started
@@ -179,9 +186,10 @@ def test_a_server_that_hangs_is_replaced_rather_than_waited_out_by_every_later_c
     assert status == "fail"
     assert "the server hung under this check" in details
     order = [r.id for r in report.results if r.id]
-    later = order[order.index("error-invalid-json") + 1:]
+    later = order[order.index("error-invalid-json") + 1 :]
     assert all(statuses(report)[c] != "fail" for c in later if c != "error-parse-code"), [
-        (r.id, r.details) for r in report.results if r.id in later and r.status == "fail"]
+        (r.id, r.details) for r in report.results if r.id in later and r.status == "fail"
+    ]
     # One timeout and one ping probe for the hang, not one timeout per later check (about 40 of them).
     assert elapsed < 5 * timeout_s + 10, elapsed
 
@@ -193,9 +201,13 @@ def test_a_hung_server_reached_by_url_ends_the_run_instead_of_timing_out_every_c
     process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for_port(port, process)
-        config = parse_config({"server": {"name": "deployed", "transport": "http",
-                                          "url": f"http://127.0.0.1:{port}/mcp"},
-                               "suites": [COMPLIANCE_SUITE], "timeoutMs": 2000})
+        config = parse_config(
+            {
+                "server": {"name": "deployed", "transport": "http", "url": f"http://127.0.0.1:{port}/mcp"},
+                "suites": [COMPLIANCE_SUITE],
+                "timeoutMs": 2000,
+            }
+        )
         started = time.monotonic()
         report = run_audit(config, RunOptions(suites=(COMPLIANCE_SUITE,)))
         elapsed = time.monotonic() - started
@@ -205,7 +217,7 @@ def test_a_hung_server_reached_by_url_ends_the_run_instead_of_timing_out_every_c
     status, details = verdict(report, "error-invalid-json")
     assert (status, "the server hung under this check" in details) == ("fail", True), details
     order = [r.id for r in report.results if r.id]
-    later = [r for r in report.results if r.id in order[order.index("error-invalid-json") + 1:]]
+    later = [r for r in report.results if r.id in order[order.index("error-invalid-json") + 1 :]]
     # hookconf did not start it, so it cannot restart it: what would each have waited out a timeout is skipped.
     assert all(r.status == "skip" for r in later), [(r.id, r.status, r.details) for r in later if r.status != "skip"]
     assert any(r.details == "not run: the server stopped answering under error-invalid-json" for r in later)
@@ -218,15 +230,26 @@ def test_auth_checks_with_a_token() -> None:
     server["args"] = [*server["args"], "--require-token", "s3cret"]
     server["headers"] = {"Authorization": "Bearer s3cret"}
     report = compliance_audit(server, only=["security"])
-    for check in ("security-auth-required", "security-www-authenticate", "security-auth-malformed",
-                  "security-session-not-auth", "security-token-in-uri", "security-oauth-metadata"):
+    for check in (
+        "security-auth-required",
+        "security-www-authenticate",
+        "security-auth-malformed",
+        "security-session-not-auth",
+        "security-token-in-uri",
+        "security-oauth-metadata",
+    ):
         assert verdict(report, check)[0] == "pass", verdict(report, check)
 
 
 @pytest.mark.http
-@pytest.mark.parametrize(("defect", "check_id"), [("auth-no-www-authenticate", "security-www-authenticate"),
-                                                   ("auth-query-token", "security-token-in-uri"),
-                                                   ("auth-session-bypass", "security-session-not-auth")])
+@pytest.mark.parametrize(
+    ("defect", "check_id"),
+    [
+        ("auth-no-www-authenticate", "security-www-authenticate"),
+        ("auth-query-token", "security-token-in-uri"),
+        ("auth-session-bypass", "security-session-not-auth"),
+    ],
+)
 def test_auth_defects(defect: str, check_id: str) -> None:
     server = http_server(SCRIPT)
     server["args"] = [*server["args"], "--require-token", "s3cret", "--defect", defect]
@@ -236,8 +259,7 @@ def test_auth_defects(defect: str, check_id: str) -> None:
 
 def test_auth_checks_skip_without_credentials() -> None:
     report = compliance_audit(stdio_server(SCRIPT), only=["security"])
-    assert verdict(report, "security-auth-required") == (
-        "skip", "http only; this server is audited over stdio")
+    assert verdict(report, "security-auth-required") == ("skip", "http only; this server is audited over stdio")
 
 
 @pytest.mark.http
@@ -281,18 +303,27 @@ def test_grade_counts_only_what_was_measured() -> None:
     assert prompts.score is None
 
 
-@pytest.mark.parametrize(("defect", "status", "says"), [
-    ("ungated-prompts", "fail", "prompts/list listed 1 item ('greet') although the prompts capability is not declared"),
-    ("ungated-empty-prompts", "advice", "prompts/list was answered with an empty prompts list"),
-    (None, "pass", "prompts/list (not declared) rejected with error -32601"),
-])
+@pytest.mark.parametrize(
+    ("defect", "status", "says"),
+    [
+        (
+            "ungated-prompts",
+            "fail",
+            "prompts/list listed 1 item ('greet') although the prompts capability is not declared",
+        ),
+        ("ungated-empty-prompts", "advice", "prompts/list was answered with an empty prompts list"),
+        (None, "pass", "prompts/list (not declared) rejected with error -32601"),
+    ],
+)
 def test_an_undeclared_capability_fails_only_when_the_server_serves_its_items(
-        defect: str | None, status: str, says: str) -> None:
+    defect: str | None, status: str, says: str
+) -> None:
     # "Servers that support prompts MUST declare the prompts capability"; no sentence asks a server to refuse
     # a method of a capability it did not declare, so an empty answer is advice
     args = ["--no-prompts", *(["--defect", defect] if defect else [])]
-    verdict_status, details = verdict(compliance_audit(stdio_server(SCRIPT, *args), only=["errors"]),
-                                      "error-capability-gated")
+    verdict_status, details = verdict(
+        compliance_audit(stdio_server(SCRIPT, *args), only=["errors"]), "error-capability-gated"
+    )
     assert (verdict_status, says in details) == (status, True), details
     if status == "fail":
         assert "Servers that support prompts MUST declare the `prompts` capability" in details
@@ -313,7 +344,12 @@ def test_lighthouse_profile_reports_its_five_categories() -> None:
     assert report.compliance is not None
     assert report.compliance.lighthouse is not None
     assert [(c.name, c.weight) for c in report.compliance.lighthouse] == [
-        ("protocol", 40), ("schema", 25), ("robustness", 20), ("practices", 10), ("performance", 5)]
+        ("protocol", 40),
+        ("schema", 25),
+        ("robustness", 20),
+        ("practices", 10),
+        ("performance", 5),
+    ]
     assert report.compliance.lighthouse_score is not None
 
 
@@ -328,15 +364,24 @@ def test_every_lighthouse_check_is_mapped() -> None:
 
 # Where each category's checks live, for both eras: one module per category (features holds three).
 CATEGORY_MODULES = {
-    Category.TRANSPORT: "transport", Category.LIFECYCLE: "lifecycle", Category.TOOLS: "features",
-    Category.RESOURCES: "features", Category.PROMPTS: "features", Category.ERRORS: "errors",
-    Category.SCHEMA: "schema", Category.SECURITY: "security", Category.PRACTICES: "schema",
+    Category.TRANSPORT: "transport",
+    Category.LIFECYCLE: "lifecycle",
+    Category.TOOLS: "features",
+    Category.RESOURCES: "features",
+    Category.PROMPTS: "features",
+    Category.ERRORS: "errors",
+    Category.SCHEMA: "schema",
+    Category.SECURITY: "security",
+    Category.PRACTICES: "schema",
 }
 
 
 def test_each_check_lives_in_the_module_of_its_category() -> None:
-    misplaced = [(check.id, check.run.__module__) for check in CHECKS.values()
-                 if check.run.__module__ != f"hookconf.checks.compliance.{CATEGORY_MODULES[check.category]}"]
+    misplaced = [
+        (check.id, check.run.__module__)
+        for check in CHECKS.values()
+        if check.run.__module__ != f"hookconf.checks.compliance.{CATEGORY_MODULES[check.category]}"
+    ]
     assert misplaced == []
 
 
@@ -369,8 +414,11 @@ def test_the_fresh_server_is_started_before_the_checks_and_serves_the_first_fres
         run.finish()
         close_together(run.sessions)
         run.wait_closed()
-    offers = [m.message["params"]["protocolVersion"] for m in spare_recording.messages()
-              if m.direction == "sent" and m.is_json and m.message.get("method") == "initialize"]
+    offers = [
+        m.message["params"]["protocolVersion"]
+        for m in spare_recording.messages()
+        if m.direction == "sent" and m.is_json and m.message.get("method") == "initialize"
+    ]
     assert offers[:1] == [UNKNOWN_REVISION]  # lifecycle-version-negotiate, the first fresh check, ran on it
     reported = [entry.id for entry in run.entries]
     assert reported == [check_id for check_id in CHECKS if check_id in reported]  # catalog order, not run order
@@ -398,11 +446,13 @@ def test_advice_is_reported_and_never_counted_as_a_problem() -> None:
 
 
 def test_log_notifications_without_the_logging_capability_fail_quoting_what_arrived() -> None:
-    status, details = verdict(compliance_audit(stdio_server(SCRIPT, "--defect", "log-without-capability")),
-                              "lifecycle-logging-capability")
+    status, details = verdict(
+        compliance_audit(stdio_server(SCRIPT, "--defect", "log-without-capability")), "lifecycle-logging-capability"
+    )
     assert status == "fail"
-    assert "although the logging capability is not declared (declared: completions, prompts, resources, tools)" \
-        in details
+    assert (
+        "although the logging capability is not declared (declared: completions, prompts, resources, tools)" in details
+    )
     assert '"method": "notifications/message"' in details
     assert '"data": "handling ' in details
 
@@ -414,27 +464,35 @@ def test_log_notifications_with_the_logging_capability_pass() -> None:
 
 
 def test_no_answer_names_what_arrived_instead() -> None:
-    status, details = verdict(compliance_audit(stdio_server(SCRIPT, "--defect", "log-parse-error")),
-                              "error-parse-code")
+    status, details = verdict(compliance_audit(stdio_server(SCRIPT, "--defect", "log-parse-error")), "error-parse-code")
     assert status == "fail"
-    assert details.startswith("no answer to the invalid JSON; meanwhile the server sent the notification "
-                              'notifications/message {"level": "error"')
+    assert details.startswith(
+        "no answer to the invalid JSON; meanwhile the server sent the notification "
+        'notifications/message {"level": "error"'
+    )
     assert "unparseable input" in details
 
 
-@pytest.mark.parametrize(("defect", "check_id", "quoted"), [
-    ("bad-tool-name", "tools-name-format", "Tool names SHOULD be between 1 and 128 characters"),
-    ("cursor-internal", "error-invalid-cursor", "Invalid cursors SHOULD result in an error with code -32602"),
-])
+@pytest.mark.parametrize(
+    ("defect", "check_id", "quoted"),
+    [
+        ("bad-tool-name", "tools-name-format", "Tool names SHOULD be between 1 and 128 characters"),
+        ("cursor-internal", "error-invalid-cursor", "Invalid cursors SHOULD result in an error with code -32602"),
+    ],
+)
 def test_a_warning_quotes_the_spec_sentence_it_rests_on(defect: str, check_id: str, quoted: str) -> None:
     status, details = verdict(compliance_audit(stdio_server(SCRIPT, "--defect", defect)), check_id)
     assert status == "warn"
-    assert f"; the spec: \"{quoted}" in details
+    assert f'; the spec: "{quoted}' in details
 
 
 # --- attribution: an input is blamed only when the same call succeeds without it ----------------------
-INJECTION_CHECKS = ("security-command-injection", "security-sql-injection", "security-path-traversal",
-                    "security-ssrf-internal")
+INJECTION_CHECKS = (
+    "security-command-injection",
+    "security-sql-injection",
+    "security-path-traversal",
+    "security-ssrf-internal",
+)
 NOT_EVALUABLE = "not evaluable: the call fails without"
 
 
@@ -475,7 +533,9 @@ def test_a_tool_that_fails_for_every_input_makes_input_checks_not_evaluable() ->
 def test_extra_params_fail_when_only_the_extra_argument_breaks_the_call() -> None:
     report = compliance_audit(stdio_server(SCRIPT, "--toolset", "strict-args"), only=["security"])
     assert verdict(report, "security-extra-params") == (
-        "fail", "strict_echo failed with -32603 on an extra argument; without it the same call succeeds")
+        "fail",
+        "strict_echo failed with -32603 on an extra argument; without it the same call succeeds",
+    )
     status, details = verdict(report, "security-command-injection")
     assert status == "pass", details
     assert "in strict_echo" in details
@@ -484,15 +544,18 @@ def test_extra_params_fail_when_only_the_extra_argument_breaks_the_call() -> Non
 
 def test_injection_evidence_fails_even_where_the_usual_call_fails() -> None:
     # read_doc with its generated argument finds no document; the traversal payload still reads /etc/passwd.
-    status, details = verdict(compliance_audit(stdio_server(SCRIPT, "--defect", "path-traversal"),
-                                               only=["security-path-traversal"]), "security-path-traversal")
+    status, details = verdict(
+        compliance_audit(stdio_server(SCRIPT, "--defect", "path-traversal"), only=["security-path-traversal"]),
+        "security-path-traversal",
+    )
     assert status == "fail", details
     assert "read_doc" in details
 
 
 def test_one_baseline_call_per_tool_reusing_an_identical_earlier_call() -> None:
-    config = parse_config({"server": stdio_server(SCRIPT, "--toolset", "strict-args"), "suites": [COMPLIANCE_SUITE],
-                           "timeoutMs": 5000})
+    config = parse_config(
+        {"server": stdio_server(SCRIPT, "--toolset", "strict-args"), "suites": [COMPLIANCE_SUITE], "timeoutMs": 5000}
+    )
     session = open_session(config.server, 5.0)
     try:
         session.initialize()
@@ -502,8 +565,11 @@ def test_one_baseline_call_per_tool_reusing_an_identical_earlier_call() -> None:
         assert failure_text(ctx.baseline(strict)) is None
         assert failure_text(ctx.baseline(broken)) == "error -32603: Internal error: the lookup table is corrupt"
         assert failure_text(ctx.baseline(broken)) is not None
-        sent = [m.message["params"]["name"] for m in session.transport.recording.messages()
-                if m.direction == "sent" and isinstance(m.message, dict) and m.message.get("method") == "tools/call"]
+        sent = [
+            m.message["params"]["name"]
+            for m in session.transport.recording.messages()
+            if m.direction == "sent" and isinstance(m.message, dict) and m.message.get("method") == "tools/call"
+        ]
         assert sent == ["strict_echo", "broken_lookup"]
     finally:
         session.close()
@@ -514,8 +580,9 @@ def test_a_call_that_got_no_answer_is_not_made_again_as_a_baseline() -> None:
     session = open_session(config.server, 5.0)
     try:
         session.initialize()
-        ctx = ComplianceContext(config, session, session.identity.protocol_version if session.identity else "",
-                                auth_configured=False)
+        ctx = ComplianceContext(
+            config, session, session.identity.protocol_version if session.identity else "", auth_configured=False
+        )
         hang = next(t for t in ctx.tools if t["name"] == "hang_forever")
         assert session.call_tool("hang_forever", ctx.arguments_for(hang), timeout_s=0.5).timed_out
         assert ctx.baseline(hang) is None
@@ -525,8 +592,10 @@ def test_a_call_that_got_no_answer_is_not_made_again_as_a_baseline() -> None:
 
 
 def test_a_tool_that_reaches_for_its_backend_without_its_arguments_has_not_validated_them() -> None:
-    report = compliance_audit(stdio_server(SCRIPT, "--toolset", "backend-down", "--defect", "no-arg-validation"),
-                              only=["tools-call-missing-args"])
+    report = compliance_audit(
+        stdio_server(SCRIPT, "--toolset", "backend-down", "--defect", "no-arg-validation"),
+        only=["tools-call-missing-args"],
+    )
     status, details = verdict(report, "tools-call-missing-args")
     assert status == "indeterminate", details
     assert details.startswith("the server could not reach a backend (error -32603: database unavailable")

@@ -27,8 +27,10 @@ def test_dask_cluster_audits_the_fleet_like_the_local_pool(tmp_path: Path) -> No
     local, dask = tmp_path / "local.sqlite", tmp_path / "dask.sqlite"
     assert main(["fleet", "run", manifest, "--store", str(local), "--cache", cache, "--jobs", "2"]) == 0
     # No --scheduler: hookconf starts a local cluster of two worker processes and closes it afterwards.
-    assert main(["fleet", "run", manifest, "--store", str(dask), "--cache", cache, "--jobs", "2",
-                 "--executor", "dask"]) == 0
+    assert (
+        main(["fleet", "run", manifest, "--store", str(dask), "--cache", cache, "--jobs", "2", "--executor", "dask"])
+        == 0
+    )
     on_dask = stored_verdicts(dask)
     assert set(on_dask) == {("shop", "1.2"), ("shop", "1.9"), ("shop", "1.10"), ("lookup", "2.0")}
     assert on_dask == stored_verdicts(local)

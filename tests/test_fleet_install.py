@@ -21,8 +21,9 @@ FLEET = Path(__file__).parent / "fleet"
 DISTRIBUTION = "hookconf-fixture-server"
 MODULE = "hookconf_fixture_server"
 HOOK_SUITES_ONLY = 'suites = ["idempotency", "side-effects", "latency", "determinism", "dsgvo"]'
-LOOKUP_PROBE = ('probes = [{ name = "lookup", args = { key = "a" }, '
-                'stateProbe = { tool = "lookup", args = { key = "a" } } }]')
+LOOKUP_PROBE = (
+    'probes = [{ name = "lookup", args = { key = "a" }, stateProbe = { tool = "lookup", args = { key = "a" } } }]'
+)
 
 
 def build_wheel(directory: Path, version: str) -> Path:
@@ -31,8 +32,9 @@ def build_wheel(directory: Path, version: str) -> Path:
     files = {
         f"{MODULE}.py": (FLEET / "stdlib_server.py").read_bytes(),
         f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {DISTRIBUTION}\nVersion: {version}\n".encode(),
-        f"{dist_info}/WHEEL": (b"Wheel-Version: 1.0\nGenerator: hookconf-tests\nRoot-Is-Purelib: true\n"
-                               b"Tag: py3-none-any\n"),
+        f"{dist_info}/WHEEL": (
+            b"Wheel-Version: 1.0\nGenerator: hookconf-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        ),
         f"{dist_info}/entry_points.txt": f"[console_scripts]\n{DISTRIBUTION} = {MODULE}:main\n".encode(),
     }
     record = [f"{name},sha256={_digest(data)},{len(data)}" for name, data in files.items()]
@@ -67,7 +69,8 @@ def test_pypi_versions_install_from_local_wheels_into_cached_venvs(
     for version in ("0.9", "1.0", "1.1", "1.2rc1"):
         build_wheel(wheels, version)
     manifest = tmp_path / "local.toml"
-    manifest.write_text(textwrap.dedent(f"""
+    manifest.write_text(
+        textwrap.dedent(f"""
         [fleet]
         name = "local"
         [[servers]]
@@ -79,7 +82,9 @@ def test_pypi_versions_install_from_local_wheels_into_cached_venvs(
         [servers.config]
         {HOOK_SUITES_ONLY}
         {LOOKUP_PROBE}
-    """), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
     store, cache = tmp_path / "hookconf.sqlite", tmp_path / "cache"
     args = ("fleet", "run", str(manifest), "--store", str(store), "--cache", str(cache))
 
@@ -105,10 +110,14 @@ def test_pypi_versions_install_from_local_wheels_into_cached_venvs(
 
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
 def test_npm_version_installs_from_a_local_tarball(run_cli: Callable[..., CliRun], tmp_path: Path) -> None:
-    subprocess.run(["npm", "pack", str(FLEET / "npm-fixture"), "--pack-destination", str(tmp_path)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["npm", "pack", str(FLEET / "npm-fixture"), "--pack-destination", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
     manifest = tmp_path / "npm.toml"
-    manifest.write_text(textwrap.dedent(f"""
+    manifest.write_text(
+        textwrap.dedent(f"""
         [fleet]
         name = "npm-local"
         [[servers]]
@@ -120,7 +129,9 @@ def test_npm_version_installs_from_a_local_tarball(run_cli: Callable[..., CliRun
         [servers.config]
         {HOOK_SUITES_ONLY}
         {LOOKUP_PROBE}
-    """), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
     store, cache = tmp_path / "hookconf.sqlite", tmp_path / "cache"
     run = run_cli("fleet", "run", str(manifest), "--store", str(store), "--cache", str(cache))
     assert run.exit_code == 0, run.stdout

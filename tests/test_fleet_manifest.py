@@ -26,28 +26,45 @@ def write_manifest(tmp_path: Path, text: str) -> Path:
 @pytest.mark.parametrize(
     ("manifest", "expected"),
     [
-        (FLEET + MEMORY.replace('"npm"', '"docker"') + 'versions = ["1"]',
-         "server 'memory': source: Input should be 'npm', 'pypi', 'command' or 'http'"),
-        (FLEET + '[[servers]]\nname = "memory"\nsource = "npm"\nversions = ["1"]',
-         "server 'memory': a npm server needs 'package'"),
-        (FLEET + MEMORY + 'versions = ["1"]\n[servers.config]\ntries = 1',
-         "server 'memory': config.tries: Input should be greater than or equal to 2"),
-        (FLEET + MEMORY + 'versions = ["1"]\n[servers.config]\nprobez = []',
-         "server 'memory': config.probez: unknown key (check its spelling)"),
-        (FLEET + MEMORY + 'versions = ["1"]\n[servers.config]\nserver = { name = "x" }',
-         "server 'memory': config: 'server' is built from the manifest"),
+        (
+            FLEET + MEMORY.replace('"npm"', '"docker"') + 'versions = ["1"]',
+            "server 'memory': source: Input should be 'npm', 'pypi', 'command' or 'http'",
+        ),
+        (
+            FLEET + '[[servers]]\nname = "memory"\nsource = "npm"\nversions = ["1"]',
+            "server 'memory': a npm server needs 'package'",
+        ),
+        (
+            FLEET + MEMORY + 'versions = ["1"]\n[servers.config]\ntries = 1',
+            "server 'memory': config.tries: Input should be greater than or equal to 2",
+        ),
+        (
+            FLEET + MEMORY + 'versions = ["1"]\n[servers.config]\nprobez = []',
+            "server 'memory': config.probez: unknown key (check its spelling)",
+        ),
+        (
+            FLEET + MEMORY + 'versions = ["1"]\n[servers.config]\nserver = { name = "x" }',
+            "server 'memory': config: 'server' is built from the manifest",
+        ),
         (FLEET + MEMORY + 'verions = ["1"]', "server 'memory': verions: unknown key (check its spelling)"),
         (FLEET + MEMORY + "versions = []", "server 'memory': versions: list at least one version"),
-        (FLEET + '[[servers]]\nname = "dev"\nsource = "command"\nversions = ["1.0"]',
-         "server 'dev': version '1.0': a command server needs 'command'"),
-        (FLEET + '[[servers]]\nname = "dev"\nsource = "command"\ncommand = "x"\nversions = ["latest:2"]',
-         "server 'dev': version 'latest:2': 'latest:N' needs a registry"),
-        (FLEET + '[[servers]]\nname = "api"\nsource = "http"\nversions = ["1"]',
-         "server 'api': version '1': an http server needs 'url'"),
-        (FLEET + '[[servers]]\nname = "bad name!"\nsource = "command"\ncommand = "x"\nversions = ["1"]',
-         "server 'bad name!': name: String should match pattern"),
-        (FLEET + MEMORY + 'versions = ["1"]\n' + MEMORY + 'versions = ["2"]',
-         "server name 'memory' is used twice"),
+        (
+            FLEET + '[[servers]]\nname = "dev"\nsource = "command"\nversions = ["1.0"]',
+            "server 'dev': version '1.0': a command server needs 'command'",
+        ),
+        (
+            FLEET + '[[servers]]\nname = "dev"\nsource = "command"\ncommand = "x"\nversions = ["latest:2"]',
+            "server 'dev': version 'latest:2': 'latest:N' needs a registry",
+        ),
+        (
+            FLEET + '[[servers]]\nname = "api"\nsource = "http"\nversions = ["1"]',
+            "server 'api': version '1': an http server needs 'url'",
+        ),
+        (
+            FLEET + '[[servers]]\nname = "bad name!"\nsource = "command"\ncommand = "x"\nversions = ["1"]',
+            "server 'bad name!': name: String should match pattern",
+        ),
+        (FLEET + MEMORY + 'versions = ["1"]\n' + MEMORY + 'versions = ["2"]', "server name 'memory' is used twice"),
         (MEMORY + 'versions = ["1"]', "fleet: Field required"),
         ('[fleet]\nname = "t"\nservers = [', "not valid TOML"),
     ],
@@ -91,7 +108,9 @@ def test_report_without_a_store_says_how_to_make_one(run_cli: Callable[..., CliR
 
 
 def test_targets_merge_fleet_server_and_version_settings(tmp_path: Path) -> None:
-    path = write_manifest(tmp_path, """
+    path = write_manifest(
+        tmp_path,
+        """
         [fleet]
         name = "dev"
         config = { tries = 4, timeoutMs = 5000 }
@@ -116,7 +135,8 @@ def test_targets_merge_fleet_server_and_version_settings(tmp_path: Path) -> None
         package = "my-pkg"
         [servers.versions."0.1"]
         spec = "./dist/my_pkg-0.1-py3-none-any.whl"
-    """)
+    """,
+    )
     notes_11, notes_12, pkg = load_targets([path])
     assert (notes_11.command, notes_11.args) == ("notes-1.1", ("serve",))
     assert (notes_12.command, notes_12.args) == ("notes-1.2", ("serve", "--fast"))
@@ -147,6 +167,8 @@ def test_latest_n_from_a_directory_of_wheels_and_sdists(tmp_path: Path) -> None:
 
 def test_placeholders_are_replaced_and_other_braces_kept() -> None:
     values = {"workdir": "/tmp/w", "prefix": "/p", "version": "1.2"}
-    config = {"args": ["{workdir}/data", "--json={\"a\": 1}"], "probe": {"path": "{prefix}/v{version}/{unknown}"}}
-    assert substitute(config, values) == {"args": ["/tmp/w/data", "--json={\"a\": 1}"],
-                                          "probe": {"path": "/p/v1.2/{unknown}"}}
+    config = {"args": ["{workdir}/data", '--json={"a": 1}'], "probe": {"path": "{prefix}/v{version}/{unknown}"}}
+    assert substitute(config, values) == {
+        "args": ["/tmp/w/data", '--json={"a": 1}'],
+        "probe": {"path": "/p/v1.2/{unknown}"},
+    }

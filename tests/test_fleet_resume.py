@@ -46,9 +46,26 @@ def interrupted_run(store: Path, sig: signal.Signals) -> subprocess.CompletedPro
     """Start a fleet run as a terminal would (its own process group), signal the group mid-way."""
     with sigint_handled():
         process = subprocess.Popen(
-            [sys.executable, "-m", "hookconf", "fleet", "run", str(MANIFEST), "--store", str(store), "--jobs", "2",
-             "--cache", str(store.parent / "cache")],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "hookconf",
+                "fleet",
+                "run",
+                str(MANIFEST),
+                "--store",
+                str(store),
+                "--jobs",
+                "2",
+                "--cache",
+                str(store.parent / "cache"),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
     deadline = time.monotonic() + 60
     while len(stored(store)) < STORED_BEFORE_INTERRUPT:
         assert process.poll() is None, process.communicate()
@@ -86,18 +103,17 @@ def test_interrupted_run_resumes_without_loss_or_duplicates(
     else:
         assert interrupted.returncode == -signal.SIGKILL
 
-    resumed = run_cli("fleet", "run", str(MANIFEST), "--store", str(store), "--jobs", "2",
-                      "--cache", str(tmp_path / "cache"))
+    resumed = run_cli(
+        "fleet", "run", str(MANIFEST), "--store", str(store), "--jobs", "2", "--cache", str(tmp_path / "cache")
+    )
     assert resumed.exit_code == 0
     assert f"{len(before)} target(s) already stored" in resumed.stderr
     after = stored(store)
-    assert after[:len(before)] == before  # what finished before the interrupt is kept as it was
+    assert after[: len(before)] == before  # what finished before the interrupt is kept as it was
     assert sorted(version for _, version, _ in after) == sorted(str(n) for n in range(1, TARGETS + 1))
 
 
-def test_force_audits_again_and_the_tables_read_the_newest(
-    run_cli: Callable[..., CliRun], tmp_path: Path
-) -> None:
+def test_force_audits_again_and_the_tables_read_the_newest(run_cli: Callable[..., CliRun], tmp_path: Path) -> None:
     store = tmp_path / "hookconf.sqlite"
     args = ("fleet", "run", str(MANIFEST), "--store", str(store), "--server", "lookup", "--version", "3")
     assert run_cli(*args).exit_code == 0

@@ -21,8 +21,19 @@ def regressing_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """shop 1.2, 1.9 (a tool dropped, two added) and 1.10 (regresses) and lookup 2.0, audited once for every
     test here."""
     store = tmp_path_factory.mktemp("fleet") / "hookconf.sqlite"
-    code = main(["fleet", "run", str(FLEET / "regressing.toml"), "--store", str(store), "--jobs", "2",
-                 "--cache", str(store.parent / "cache")])
+    code = main(
+        [
+            "fleet",
+            "run",
+            str(FLEET / "regressing.toml"),
+            "--store",
+            str(store),
+            "--jobs",
+            "2",
+            "--cache",
+            str(store.parent / "cache"),
+        ]
+    )
     assert code == 0
     return store
 
@@ -47,8 +58,12 @@ def test_every_audit_is_stored_with_its_report(regressing_store: Path) -> None:
     db = sqlite3.connect(regressing_store)
     query = "SELECT server, version, outcome, hookconf_version, report_json IS NOT NULL FROM audits"
     rows = db.execute(query).fetchall()
-    assert sorted(rows) == [("lookup", "2.0", "audited", "0.1.0", 1), ("shop", "1.10", "audited", "0.1.0", 1),
-                            ("shop", "1.2", "audited", "0.1.0", 1), ("shop", "1.9", "audited", "0.1.0", 1)]
+    assert sorted(rows) == [
+        ("lookup", "2.0", "audited", "0.1.0", 1),
+        ("shop", "1.10", "audited", "0.1.0", 1),
+        ("shop", "1.2", "audited", "0.1.0", 1),
+        ("shop", "1.9", "audited", "0.1.0", 1),
+    ]
 
 
 def test_regression_table_names_the_check_that_regressed(report_dir: Path) -> None:
@@ -68,7 +83,10 @@ def test_regression_table_names_the_tools_a_release_added_and_removed(report_dir
     header, *rows = markdown_rows(report_dir / "regressions.md")
     reshaped, regressed = (dict(zip(header, row, strict=True)) for row in rows)
     assert (reshaped["tools"], reshaped["added"], reshaped["removed"]) == (
-        "3 → 4", "2: find_item, list_categories", "1: daily_deal")
+        "3 → 4",
+        "2: find_item, list_categories",
+        "1: daily_deal",
+    )
     assert (regressed["tools"], regressed["added"], regressed["removed"]) == ("4 → 4", "", "")
     # A removed tool's checks are not in both releases, so they are neither worse nor better.
     assert "daily_deal" not in reshaped["worse"] + reshaped["better"]
@@ -100,7 +118,14 @@ def test_ecosystem_counts_failing_checks_across_servers(report_dir: Path) -> Non
     # shop 1.10: four tools, get_price fails (IDEMP-001); lookup 2.0: one tool that passes.
     idempotency = suites["idempotency"]
     assert [idempotency[s] for s in ("servers", "results", "pass", "warn", "indeterminate", "fail", "skip")] == [
-        "2", "5", "4", "0", "0", "1", "0"]
+        "2",
+        "5",
+        "4",
+        "0",
+        "0",
+        "1",
+        "0",
+    ]
     assert (idempotency["pass %"], idempotency["fail %"]) == ("80.0", "20.0")
 
 
@@ -130,21 +155,41 @@ def test_a_second_run_skips_what_is_stored(run_cli: Callable[..., CliRun], regre
     assert sqlite3.connect(regressing_store).execute("SELECT COUNT(*) FROM audits").fetchone() == (4,)
 
 
-def test_terminal_report_prints_the_tables(run_cli: Callable[..., CliRun], regressing_store: Path,
-                                           tmp_path: Path) -> None:
+def test_terminal_report_prints_the_tables(
+    run_cli: Callable[..., CliRun], regressing_store: Path, tmp_path: Path
+) -> None:
     run = run_cli("fleet", "report", "--store", str(regressing_store), "--out", str(tmp_path))
     assert run.exit_code == 0
     assert run.stdout.startswith("Scores\n")
     assert "idempotency/get_price pass→fail (IDEMP-001)" in run.stdout
     assert "2: find_item, list_categories" in run.stdout
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["ecosystem.md", "regressions.md", "report.html",
-                                                          "results.csv", "scores.md"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "ecosystem.md",
+        "regressions.md",
+        "report.html",
+        "results.csv",
+        "scores.md",
+    ]
 
 
 def test_a_release_that_changes_era_is_not_compared_check_by_check(tmp_path: Path) -> None:
     store, out = tmp_path / "hookconf.sqlite", tmp_path / "out"
-    assert main(["fleet", "run", str(FLEET / "era_change.toml"), "--store", str(store), "--jobs", "2",
-                 "--cache", str(tmp_path / "cache")]) == 0
+    assert (
+        main(
+            [
+                "fleet",
+                "run",
+                str(FLEET / "era_change.toml"),
+                "--store",
+                str(store),
+                "--jobs",
+                "2",
+                "--cache",
+                str(tmp_path / "cache"),
+            ]
+        )
+        == 0
+    )
     assert main(["fleet", "report", "--store", str(store), "--out", str(out)]) == 0
     header, *rows = markdown_rows(out / "regressions.md")
     (row,) = [dict(zip(header, row, strict=True)) for row in rows]

@@ -25,20 +25,31 @@ LISTING_ERROR = "tools/list answered -32601 Method not found"
 OLD_LISTING_WARNING = f"No tools audited: {LISTING_ERROR}"  # all that reports before schema 1.3 said
 
 
-def report(tools: Sequence[str], verdicts: Sequence[tuple[str, str, Status]] = (), warnings: Sequence[str] = (),
-           listing_error: str | None = None) -> str:
+def report(
+    tools: Sequence[str],
+    verdicts: Sequence[tuple[str, str, Status]] = (),
+    warnings: Sequence[str] = (),
+    listing_error: str | None = None,
+) -> str:
     """A report as `hookconf check` writes it: these tools listed, these (suite, tool, status) results."""
-    results = [ResultEntry(suite=suite, tool=tool, status=status, code=None, title=None, details="", durationMs=1.0)
-               for suite, tool, status in verdicts]
+    results = [
+        ResultEntry(suite=suite, tool=tool, status=status, code=None, title=None, details="", durationMs=1.0)
+        for suite, tool, status in verdicts
+    ]
     built = Report(
         tool=ToolInfo(version=__version__),
-        server=ServerInfo(name="fixture", transport="stdio", serverInfo={}, protocolVersion="2025-11-25",
-                          capabilities={"tools": {}}),
+        server=ServerInfo(
+            name="fixture", transport="stdio", serverInfo={}, protocolVersion="2025-11-25", capabilities={"tools": {}}
+        ),
         score=None,
-        tools=[ToolEntry(name=name, score=None, calls=0, arguments={}, argumentsSource="generated")
-               for name in tools],
-        results=results, resources=None, schemaViolations=[], summary=summarize(results), durationMs=10.0,
-        warnings=list(warnings), listingError=listing_error,
+        tools=[ToolEntry(name=name, score=None, calls=0, arguments={}, argumentsSource="generated") for name in tools],
+        results=results,
+        resources=None,
+        schemaViolations=[],
+        summary=summarize(results),
+        durationMs=10.0,
+        warnings=list(warnings),
+        listingError=listing_error,
     )
     return built.to_json()
 
@@ -57,9 +68,15 @@ def known_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     store = tmp_path_factory.mktemp("tables") / "hookconf.sqlite"
     audits = {
         ("wide", "1.0"): report(WIDE_BEFORE),
-        ("wide", "2.0"): report(WIDE_AFTER, [
-            ("idempotency", "t00", Status.PASS), ("idempotency", "t01", Status.WARN),
-            ("latency", "t00", Status.INDETERMINATE), ("latency", "t01", Status.SKIP)]),
+        ("wide", "2.0"): report(
+            WIDE_AFTER,
+            [
+                ("idempotency", "t00", Status.PASS),
+                ("idempotency", "t01", Status.WARN),
+                ("latency", "t00", Status.INDETERMINATE),
+                ("latency", "t01", Status.SKIP),
+            ],
+        ),
         ("narrow", "1.0"): report(["a"], [("idempotency", "a", Status.FAIL), ("latency", "a", Status.PASS)]),
         ("unlisted", "1.0"): report(["x", "y"]),
         ("unlisted", "2.0"): report([], warnings=["the tools could not be read"], listing_error=LISTING_ERROR),
@@ -68,9 +85,18 @@ def known_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     }
     with FleetStore(store) as fleet:
         for (server, version), report_json in audits.items():
-            fleet.add(Outcome(fleet="known", server=server, version=version, source="command",
-                              kind=OutcomeKind.AUDITED, started_at="2026-12-04T00:00:00Z", duration_s=1.0,
-                              report_json=report_json))
+            fleet.add(
+                Outcome(
+                    fleet="known",
+                    server=server,
+                    version=version,
+                    source="command",
+                    kind=OutcomeKind.AUDITED,
+                    started_at="2026-12-04T00:00:00Z",
+                    duration_s=1.0,
+                    report_json=report_json,
+                )
+            )
     return store
 
 
@@ -113,8 +139,9 @@ def test_the_listing_error_decides_whether_the_tools_are_known_and_old_reports_f
     assert listed(report_before_listing_error(["b", "a"], warnings=[])) == ("a", "b")
 
 
-def test_terminal_names_the_first_dropped_tools(run_cli: Callable[..., CliRun], known_store: Path,
-                                                tmp_path: Path) -> None:
+def test_terminal_names_the_first_dropped_tools(
+    run_cli: Callable[..., CliRun], known_store: Path, tmp_path: Path
+) -> None:
     run = run_cli("fleet", "report", "--store", str(known_store), "--out", str(tmp_path))
     assert run.exit_code == 0
     assert "79: t11, t12, t13 +76 more" in run.stdout
@@ -122,8 +149,21 @@ def test_terminal_names_the_first_dropped_tools(run_cli: Callable[..., CliRun], 
 
 def test_ecosystem_suites_count_every_status_of_the_latest_versions(known_report: Path) -> None:
     header, *rows = markdown_rows(known_report / "ecosystem.md", "Suites")
-    assert header == ["suite", "servers", "results", "pass", "warn", "indeterminate", "fail", "skip",
-                      "pass %", "warn %", "indeterminate %", "fail %", "skip %"]
+    assert header == [
+        "suite",
+        "servers",
+        "results",
+        "pass",
+        "warn",
+        "indeterminate",
+        "fail",
+        "skip",
+        "pass %",
+        "warn %",
+        "indeterminate %",
+        "fail %",
+        "skip %",
+    ]
     suites = {row[0]: row[1:] for row in rows}
     # wide 2.0 and narrow 1.0 (unlisted 2.0 has no results); wide 1.0 is not the latest and is left out.
     assert suites == {

@@ -54,8 +54,9 @@ def test_unannotated_tool_is_skipped_with_the_annotation_finding(report: Report,
     for suite in CALLING_SUITES:
         entry = outcome(report, tool, suite)
         assert (entry.status, entry.code) == ("skip", "ANNOT-001")
-        assert entry.details == ("no readOnlyHint/destructiveHint annotation: not called, hook readiness unknown; "
-                                 "annotate it")
+        assert entry.details == (
+            "no readOnlyHint/destructiveHint annotation: not called, hook readiness unknown; annotate it"
+        )
     entry_tool = next(t for t in report.tools if t.name == tool)
     assert (entry_tool.calls, entry_tool.called, entry_tool.score) == (0, False, None)
 
@@ -67,7 +68,9 @@ def test_a_tool_that_only_reads_is_not_accused_of_destroying_data(report: Report
 
 def test_a_tool_described_as_changing_something_needs_deletion_docs(report: Report) -> None:
     assert (outcome(report, "rename_note", "dsgvo").status, outcome(report, "rename_note", "dsgvo").code) == (
-        "fail", "DSGVO-001")
+        "fail",
+        "DSGVO-001",
+    )
 
 
 def test_the_annotation_finding_names_only_the_missing_hint(report: Report) -> None:
@@ -78,7 +81,9 @@ def test_the_annotation_finding_names_only_the_missing_hint(report: Report) -> N
 
 def test_declared_destructive_tool_keeps_dsgvo_001_and_is_not_called(report: Report) -> None:
     assert (outcome(report, "reset_notebook", "dsgvo").status, outcome(report, "reset_notebook", "dsgvo").code) == (
-        "fail", "DSGVO-001")
+        "fail",
+        "DSGVO-001",
+    )
     skipped = outcome(report, "reset_notebook", "idempotency")
     assert (skipped.status, skipped.code) == ("skip", None)
     assert "destructiveHint: true" in skipped.details
@@ -141,7 +146,7 @@ def test_no_tool_called_means_no_score(unannotated_report: Report) -> None:
     assert "| list\\_notes | n/a: not called |" in markdown.render(unannotated_report)
     page = html.render(unannotated_report)
     assert "hook score (0/3 tools called, 0 suites)" in page
-    assert "<td class=\"nowrap\">not called</td>" in page
+    assert '<td class="nowrap">not called</td>' in page
 
 
 def test_new_codes_are_listed_and_explained(run_cli: Callable[..., CliRun]) -> None:
@@ -158,53 +163,79 @@ def test_new_codes_are_listed_and_explained(run_cli: Callable[..., CliRun]) -> N
 
 
 def stored(version: str, report: dict[str, Any]) -> StoredAudit:
-    return StoredAudit(id=1, fleet="f", server="s", version=version, source="npm", hookconf_version="0.1.0",
-                       outcome="audited", message=None, started_at="2026-12-04T00:00:00Z", duration_s=1.0,
-                       report=report)
+    return StoredAudit(
+        id=1,
+        fleet="f",
+        server="s",
+        version=version,
+        source="npm",
+        hookconf_version="0.1.0",
+        outcome="audited",
+        message=None,
+        started_at="2026-12-04T00:00:00Z",
+        duration_s=1.0,
+        report=report,
+    )
 
 
 def test_fleet_score_cells_show_coverage_and_n_a() -> None:
-    frame = audits_frame([
-        stored("1.0", {"score": None, "coverage": {"toolsListed": 9, "toolsCalled": 0, "suitesRun": []}}),
-        stored("2.0", {"score": 71.5, "grade": "A", "complianceScore": 92.6,
-                       "coverage": {"toolsListed": 9, "toolsCalled": 4, "suitesRun": list(HOOK_SUITES)}}),
-        stored("3.0", {"score": 80.0}),  # a report stored before reports carried coverage
-    ])
+    frame = audits_frame(
+        [
+            stored("1.0", {"score": None, "coverage": {"toolsListed": 9, "toolsCalled": 0, "suitesRun": []}}),
+            stored(
+                "2.0",
+                {
+                    "score": 71.5,
+                    "grade": "A",
+                    "complianceScore": 92.6,
+                    "coverage": {"toolsListed": 9, "toolsCalled": 4, "suitesRun": list(HOOK_SUITES)},
+                },
+            ),
+            stored("3.0", {"score": 80.0}),  # a report stored before reports carried coverage
+        ]
+    )
     cells = {row.version: score_cell(row) for row in frame.itertuples()}
     assert cells == {"1.0": "hook n/a (0/9 tools)", "2.0": "hook 71.5 (4/9 tools) · A 92.6", "3.0": "hook 80.0"}
 
 
 # --- the classifiers, on answers seen from real servers ----------------------------------------------------
 
+
 def text_outcome(text: str, is_error: bool = False) -> CallOutcome:
     return CallOutcome(duration_ms=1.0, result={"content": [{"type": "text", "text": text}], "isError": is_error})
 
 
-@pytest.mark.parametrize("text", [
-    "Error searching libraries: TypeError: fetch failed",
-    "Error: the lookup table is corrupt",
-    "ERROR 500 from upstream",
-    "Failed to fetch https://example.org/x",
-    "TypeError: Cannot read properties of undefined (reading 'map')",
-    "Traceback (most recent call last):\n  File \"x.py\", line 1",
-    "connect ECONNREFUSED 127.0.0.1:5432",
-    '{"error": "not found"}',
-    '{"success": false, "error": "quota exceeded"}',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Error searching libraries: TypeError: fetch failed",
+        "Error: the lookup table is corrupt",
+        "ERROR 500 from upstream",
+        "Failed to fetch https://example.org/x",
+        "TypeError: Cannot read properties of undefined (reading 'map')",
+        'Traceback (most recent call last):\n  File "x.py", line 1',
+        "connect ECONNREFUSED 127.0.0.1:5432",
+        '{"error": "not found"}',
+        '{"success": false, "error": "quota exceeded"}',
+    ],
+)
 def test_errors_in_disguise_are_recognised(text: str) -> None:
     assert disguised_error(text_outcome(text)) is not None
 
 
-@pytest.mark.parametrize("text", [
-    "Error rate: 0%. Errors: none.",
-    "Error handling in Go: return the error as the last value.",
-    "error-free run",
-    "Echo: Error: x",
-    '{"error": null, "items": []}',
-    "No results found",
-    "Current time in UTC: 2026-12-04T00:00:00Z",
-    "x" * 400 + " ECONNREFUSED",  # a long answer that mentions a backend error is content
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Error rate: 0%. Errors: none.",
+        "Error handling in Go: return the error as the last value.",
+        "error-free run",
+        "Echo: Error: x",
+        '{"error": null, "items": []}',
+        "No results found",
+        "Current time in UTC: 2026-12-04T00:00:00Z",
+        "x" * 400 + " ECONNREFUSED",  # a long answer that mentions a backend error is content
+    ],
+)
 def test_ordinary_answers_are_not_taken_for_errors(text: str) -> None:
     assert disguised_error(text_outcome(text)) is None
 
@@ -235,41 +266,60 @@ def test_a_series_with_one_disguised_error_cannot_be_judged() -> None:
     assert undecidable([text_outcome("ok")] * 3, {}) is None
 
 
-@pytest.mark.parametrize(("description", "changes"), [
-    ("Run a read-only SQL query", False),
-    ("Lists the notes.", False),
-    ("Check for updates", False),
-    ("Returns JSON written by the server", False),
-    ("Lists files that may be deleted", False),
-    ("Reads a file. Does not modify anything.", False),
-    ("Deletes a file permanently", True),
-    ("Create or update a file", True),
-    ("Use this to remove entities", True),
-    ("Wipes the store.", True),
-    ("Renames a note.", True),
-])
+@pytest.mark.parametrize(
+    ("description", "changes"),
+    [
+        ("Run a read-only SQL query", False),
+        ("Lists the notes.", False),
+        ("Check for updates", False),
+        ("Returns JSON written by the server", False),
+        ("Lists files that may be deleted", False),
+        ("Reads a file. Does not modify anything.", False),
+        ("Deletes a file permanently", True),
+        ("Create or update a file", True),
+        ("Use this to remove entities", True),
+        ("Wipes the store.", True),
+        ("Renames a note.", True),
+    ],
+)
 def test_describes_changes(description: str, changes: bool) -> None:
     assert describes_changes(description) is changes
 
 
 # --- a tool that writes without destroying, and a timeout behind a backend out of reach ---------------------
 
+
 def test_a_tool_not_annotated_read_only_is_not_called_even_when_it_destroys_nothing() -> None:
-    config = parse_config({"server": stdio_server("hook_edge_server.py", "--additive"), "tries": 3,
-                           "timeoutMs": 5000, "toolFilter": ["create_note"]})
+    config = parse_config(
+        {
+            "server": stdio_server("hook_edge_server.py", "--additive"),
+            "tries": 3,
+            "timeoutMs": 5000,
+            "toolFilter": ["create_note"],
+        }
+    )
     report = run_audit(config, RunOptions(suites=HOOK_SUITES))
     for suite in CALLING_SUITES:
         entry = outcome(report, "create_note", suite)
         assert (entry.status, entry.code) == ("skip", None), entry.details
-        assert entry.details == ("not called: not annotated readOnlyHint: true (it may write; destructiveHint: "
-                                 "false only says it does not destroy); allowDestructive opts it in")
+        assert entry.details == (
+            "not called: not annotated readOnlyHint: true (it may write; destructiveHint: "
+            "false only says it does not destroy); allowDestructive opts it in"
+        )
     tool = next(t for t in report.tools if t.name == "create_note")
     assert (tool.calls, tool.called, tool.score) == (0, False, None)
 
 
 def test_allow_destructive_opts_in_a_tool_that_destroys_nothing() -> None:
-    config = parse_config({"server": stdio_server("hook_edge_server.py", "--additive"), "tries": 3,
-                           "timeoutMs": 5000, "toolFilter": ["create_note"], "allowDestructive": ["create_note"]})
+    config = parse_config(
+        {
+            "server": stdio_server("hook_edge_server.py", "--additive"),
+            "tries": 3,
+            "timeoutMs": 5000,
+            "toolFilter": ["create_note"],
+            "allowDestructive": ["create_note"],
+        }
+    )
     report = run_audit(config, RunOptions(suites=HOOK_SUITES))
     assert outcome(report, "create_note", "idempotency").status == "pass"
     assert next(t for t in report.tools if t.name == "create_note").called
@@ -277,20 +327,29 @@ def test_allow_destructive_opts_in_a_tool_that_destroys_nothing() -> None:
 
 def test_a_timeout_after_an_unreachable_backend_is_the_sandbox_not_latency() -> None:
     # the first call fails on DNS, the next hangs past timeoutMs: a resolver that stalls, as notion's did
-    config = parse_config({"server": stdio_server("hook_edge_server.py", "--dns-stall"), "tries": 3,
-                           "timeoutMs": 1500, "toolFilter": ["lookup_host"]})
+    config = parse_config(
+        {
+            "server": stdio_server("hook_edge_server.py", "--dns-stall"),
+            "tries": 3,
+            "timeoutMs": 1500,
+            "toolFilter": ["lookup_host"],
+        }
+    )
     report = run_audit(config, RunOptions(suites=HOOK_SUITES))
     entry = outcome(report, "lookup_host", "latency")
     assert (entry.status, entry.code) == ("indeterminate", "CALL-004"), entry.details
-    assert entry.details == ("a call got no answer within timeoutMs (1500 ms), and the server could not reach a "
-                             "backend (Error executing tool lookup_host: getaddrinfo ENOTFOUND api.example.com); "
-                             "hookconf audits offline, so this says nothing about the server itself")
+    assert entry.details == (
+        "a call got no answer within timeoutMs (1500 ms), and the server could not reach a "
+        "backend (Error executing tool lookup_host: getaddrinfo ENOTFOUND api.example.com); "
+        "hookconf audits offline, so this says nothing about the server itself"
+    )
     assert not [r for r in report.results if r.code == "LAT-001"]
 
 
 def test_a_timeout_with_no_backend_error_still_fails_the_budget() -> None:
-    config = parse_config({"server": stdio_server("broken_server.py"), "tries": 3, "timeoutMs": 1500,
-                           "toolFilter": ["hang_forever"]})
+    config = parse_config(
+        {"server": stdio_server("broken_server.py"), "tries": 3, "timeoutMs": 1500, "toolFilter": ["hang_forever"]}
+    )
     entry = outcome(run_audit(config, RunOptions(suites=("latency",))), "hang_forever", "latency")
     assert (entry.status, entry.code) == ("fail", "LAT-001")
     assert entry.details == "a call got no answer within timeoutMs (1500 ms); the tool is not called again"
@@ -298,8 +357,14 @@ def test_a_timeout_with_no_backend_error_still_fails_the_budget() -> None:
 
 @pytest.mark.parametrize("tool", ["open_document", "list_columns"])
 def test_an_answer_that_the_named_thing_does_not_exist_is_an_error(tool: str) -> None:
-    config = parse_config({"server": stdio_server("hook_edge_server.py", "--not-found"), "tries": 3,
-                           "timeoutMs": 5000, "toolFilter": [tool]})
+    config = parse_config(
+        {
+            "server": stdio_server("hook_edge_server.py", "--not-found"),
+            "tries": 3,
+            "timeoutMs": 5000,
+            "toolFilter": [tool],
+        }
+    )
     report = run_audit(config, RunOptions(suites=HOOK_SUITES))
     for suite in COMPARING_SUITES:
         entry = outcome(report, tool, suite)
@@ -310,28 +375,38 @@ def test_an_answer_that_the_named_thing_does_not_exist_is_an_error(tool: str) ->
 
 
 # office-word and motherduck (the corpus), with the arguments hookconf generated for them
-@pytest.mark.parametrize(("text", "arguments"), [
-    ("Document hookconf.docx does not exist", {"filename": "hookconf"}),
-    ("Document hookconf does not exist", {"filename": "hookconf"}),
-    ('{"valid":false,"message":"Document hookconf.docx does not exist","report":{}}', {"filename": "hookconf"}),
-    ('{\n  "success": false,\n  "database": "memory",\n  "schema": "main",\n  "table": "hookconf",\n  "error": '
-     '"Table or view not found: memory.main.hookconf",\n  "errorType": "NotFoundError"\n}', {"table": "hookconf"}),
-    ('{"success": false, "error": "Document hookconf.docx does not exist"}', {"filename": "hookconf"}),
-])
+@pytest.mark.parametrize(
+    ("text", "arguments"),
+    [
+        ("Document hookconf.docx does not exist", {"filename": "hookconf"}),
+        ("Document hookconf does not exist", {"filename": "hookconf"}),
+        ('{"valid":false,"message":"Document hookconf.docx does not exist","report":{}}', {"filename": "hookconf"}),
+        (
+            '{\n  "success": false,\n  "database": "memory",\n  "schema": "main",\n  "table": "hookconf",\n  "error": '
+            '"Table or view not found: memory.main.hookconf",\n  "errorType": "NotFoundError"\n}',
+            {"table": "hookconf"},
+        ),
+        ('{"success": false, "error": "Document hookconf.docx does not exist"}', {"filename": "hookconf"}),
+    ],
+)
 def test_errors_saying_the_named_thing_is_missing_are_recognised(text: str, arguments: dict[str, Any]) -> None:
     assert disguised_error(text_outcome(text), arguments) is not None
 
 
-@pytest.mark.parametrize(("text", "arguments"), [
-    ("No Word documents found in .", {}),  # office-word list_available_documents: an empty listing
-    ('{"success": true, "database": "memory", "schema": "all", "tables": [], "tableCount": 0}', {}),
-    ('{"success": false, "database": "memory", "tables": []}', {}),  # no error named
-    ('{"query": "hookconf", "suggestions": []}', {"query": "hookconf"}),
-    ("Document report.docx does not exist", {"filename": "hookconf"}),  # not the thing the call named
-    ("File hookconf not found", {}),  # no argument to name
-    ("Loaded the settings.\nhookconf.toml not found, defaults used.", {"path": "hookconf"}),  # a log, not an answer
-    ("Checks whether a document exists: hookconf.docx exists", {"filename": "hookconf"}),
-])
-def test_answers_that_do_not_say_the_named_thing_is_missing_are_not_errors(text: str,
-                                                                           arguments: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("text", "arguments"),
+    [
+        ("No Word documents found in .", {}),  # office-word list_available_documents: an empty listing
+        ('{"success": true, "database": "memory", "schema": "all", "tables": [], "tableCount": 0}', {}),
+        ('{"success": false, "database": "memory", "tables": []}', {}),  # no error named
+        ('{"query": "hookconf", "suggestions": []}', {"query": "hookconf"}),
+        ("Document report.docx does not exist", {"filename": "hookconf"}),  # not the thing the call named
+        ("File hookconf not found", {}),  # no argument to name
+        ("Loaded the settings.\nhookconf.toml not found, defaults used.", {"path": "hookconf"}),  # a log, not an answer
+        ("Checks whether a document exists: hookconf.docx exists", {"filename": "hookconf"}),
+    ],
+)
+def test_answers_that_do_not_say_the_named_thing_is_missing_are_not_errors(
+    text: str, arguments: dict[str, Any]
+) -> None:
     assert disguised_error(text_outcome(text), arguments) is None

@@ -28,10 +28,16 @@ HTTP_PROMPT_S = 1.0
 assert hookconf.runner
 
 
-def audit(*flags: str, only: tuple[str, ...], suites: tuple[str, ...] = ("idempotency", "compliance")) \
-        -> tuple[Report, float]:
-    config = parse_config({"server": stdio_server("raw_server.py", *flags), "timeoutMs": TIMEOUT_MS,
-                           "probes": [{"name": "alpha", "args": {"q": "abc"}}]})
+def audit(
+    *flags: str, only: tuple[str, ...], suites: tuple[str, ...] = ("idempotency", "compliance")
+) -> tuple[Report, float]:
+    config = parse_config(
+        {
+            "server": stdio_server("raw_server.py", *flags),
+            "timeoutMs": TIMEOUT_MS,
+            "probes": [{"name": "alpha", "args": {"q": "abc"}}],
+        }
+    )
     started = time.monotonic()
     report = run_audit(config, RunOptions(suites=suites, tool="alpha", compliance=ComplianceOptions(only=only)))
     return report, time.monotonic() - started
@@ -46,8 +52,13 @@ def check_cli(tmp_path: Path, *flags: str) -> tuple[subprocess.CompletedProcess[
     config = tmp_path / "hook-conformance.config.json"
     config.write_text(json.dumps({"server": stdio_server("raw_server.py", *flags), "timeoutMs": TIMEOUT_MS}))
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "hookconf", "check", str(config), "--output", "json"],
-                          capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "hookconf", "check", str(config), "--output", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     return done, time.monotonic() - started
 
 
@@ -68,10 +79,13 @@ def test_invalid_utf8_in_the_initialize_answer_is_a_verdict_not_an_abort() -> No
     assert "invalid UTF-8 at byte offset" in str(result(report, "stdio-framing").details)
 
 
-@pytest.mark.parametrize(("kind", "cause"), [
-    ("garbled", "not JSON: Unterminated string"),
-    ("deep", "nested more than 128 levels deep"),
-])
+@pytest.mark.parametrize(
+    ("kind", "cause"),
+    [
+        ("garbled", "not JSON: Unterminated string"),
+        ("deep", "nested more than 128 levels deep"),
+    ],
+)
 def test_an_unreadable_answer_ends_the_wait_and_fails_the_jsonrpc_check(kind: str, cause: str) -> None:
     report, elapsed = audit("--hostile", kind, only=("lifecycle-jsonrpc",))
     assert elapsed < PROMPT_S  # main waited 20 s per call
@@ -83,13 +97,17 @@ def test_an_unreadable_answer_ends_the_wait_and_fails_the_jsonrpc_check(kind: st
     assert f"(tools/call) could not be read: {cause}" in str(calls.details)
 
 
-@pytest.mark.parametrize(("flags", "cause"), [
-    (("--hostile", "garbled", "--hostile-on", "initialize"), "(initialize) could not be read: not JSON"),
-    (("--hostile", "deep", "--hostile-on", "tools/list"), "nested more than 128 levels deep"),
-    (("--close-stdin-after-init",), "server closed its stdin"),
-])
+@pytest.mark.parametrize(
+    ("flags", "cause"),
+    [
+        (("--hostile", "garbled", "--hostile-on", "initialize"), "(initialize) could not be read: not JSON"),
+        (("--hostile", "deep", "--hostile-on", "tools/list"), "nested more than 128 levels deep"),
+        (("--close-stdin-after-init",), "server closed its stdin"),
+    ],
+)
 def test_a_server_that_cannot_be_audited_is_named_at_once_without_a_traceback(
-        tmp_path: Path, flags: tuple[str, ...], cause: str) -> None:
+    tmp_path: Path, flags: tuple[str, ...], cause: str
+) -> None:
     done, elapsed = check_cli(tmp_path, *flags)
     assert done.returncode == 1
     assert cause in done.stderr
@@ -128,10 +146,13 @@ def test_responses_with_unknown_ids_fail_the_id_match_check_naming_them() -> Non
     assert elapsed < PROMPT_S
 
 
-@pytest.mark.parametrize(("answered", "why"), [
-    ("2025-13-45", "is not a published revision"),
-    ("2026-07-28", "is a stateless revision, which has no initialize"),
-])
+@pytest.mark.parametrize(
+    ("answered", "why"),
+    [
+        ("2025-13-45", "is not a published revision"),
+        ("2026-07-28", "is a stateless revision, which has no initialize"),
+    ],
+)
 def test_an_invalid_protocol_version_fails_its_check_in_a_full_report(answered: str, why: str) -> None:
     report, _ = audit("--bad-version", answered, only=("lifecycle-proto-version", "lifecycle-ping"))
     version = result(report, "lifecycle-proto-version")
@@ -150,8 +171,10 @@ def status_server() -> Iterator[Callable[[int], str]]:
 
     def start(status: int) -> str:
         port = free_port()
-        process = subprocess.Popen([sys.executable, str(FIXTURES / "raw_server.py"), "--http", str(port),
-                                    "--http-status", str(status)], stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            [sys.executable, str(FIXTURES / "raw_server.py"), "--http", str(port), "--http-status", str(status)],
+            stdin=subprocess.DEVNULL,
+        )
         processes.append(process)
         wait_for_port(port, process)
         return f"127.0.0.1:{port}"
@@ -180,16 +203,23 @@ def http_check(run_cli: Callable[..., CliRun], write_config: Callable[..., Path]
 
 
 @pytest.mark.http
-@pytest.mark.parametrize(("target", "cause"), [
-    ("refused", "connection refused"),
-    ("dns", "DNS lookup of mcp-fixture.invalid failed"),
-    ("tls", "TLS handshake failed"),
-    ("501", "HTTP 501 Not Implemented with no JSON-RPC answer (body: 'raw-fixture answers 501')"),
-    ("404", "HTTP 404 Not Found with no JSON-RPC answer"),
-])
+@pytest.mark.parametrize(
+    ("target", "cause"),
+    [
+        ("refused", "connection refused"),
+        ("dns", "DNS lookup of mcp-fixture.invalid failed"),
+        ("tls", "TLS handshake failed"),
+        ("501", "HTTP 501 Not Implemented with no JSON-RPC answer (body: 'raw-fixture answers 501')"),
+        ("404", "HTTP 404 Not Found with no JSON-RPC answer"),
+    ],
+)
 def test_an_http_error_ends_the_audit_at_once_naming_the_cause(
-        run_cli: Callable[..., CliRun], write_config: Callable[..., Path],
-        status_server: Callable[[int], str], target: str, cause: str) -> None:
+    run_cli: Callable[..., CliRun],
+    write_config: Callable[..., Path],
+    status_server: Callable[[int], str],
+    target: str,
+    cause: str,
+) -> None:
     run, elapsed = http_check(run_cli, write_config, url_of(target, status_server))
     assert run.exit_code == 1  # the README's code for a server that cannot be audited
     assert cause in run.stderr

@@ -70,8 +70,16 @@ def table_cells(row: str) -> list[str]:
 
 
 def hookconf(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HOOKCONF, *args], capture_output=True, text=True, encoding="utf-8",
-                          errors="surrogateescape", timeout=120, cwd=cwd, check=False)
+    return subprocess.run(
+        [*HOOKCONF, *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="surrogateescape",
+        timeout=120,
+        cwd=cwd,
+        check=False,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -100,9 +108,11 @@ def test_no_output_carries_a_raw_control_character(outputs: dict[str, str], outp
 
 @pytest.mark.parametrize("output", ["human", "junit", "github", "markdown", "html"])
 def test_text_formats_show_the_tool_name_with_its_control_characters_written_out(
-        outputs: dict[str, str], output: str) -> None:
-    shown = {"markdown": markdown.escape(SHOWN_NAME),
-             "github": SHOWN_NAME.replace("\\x0a", "%0A")}.get(output, SHOWN_NAME)  # in details: a line break
+    outputs: dict[str, str], output: str
+) -> None:
+    shown = {"markdown": markdown.escape(SHOWN_NAME), "github": SHOWN_NAME.replace("\\x0a", "%0A")}.get(
+        output, SHOWN_NAME
+    )  # in details: a line break
     assert shown in outputs[output]
 
 
@@ -110,8 +120,9 @@ def test_json_keeps_the_server_text_and_escapes_the_bidi_override(outputs: dict[
     report = json.loads(outputs["json"])
     assert [tool["name"] for tool in report["tools"]] == ["alpha", "beta", HOSTILE_NAME]
     assert report["server"]["serverInfo"]["name"] == f"raw-fixture {HOSTILE_TEXT}"
-    assert any(f"JSON-RPC error -32603: Internal error: {HOSTILE_TEXT}" in entry["details"]
-               for entry in report["results"])
+    assert any(
+        f"JSON-RPC error -32603: Internal error: {HOSTILE_TEXT}" in entry["details"] for entry in report["results"]
+    )
     assert "\\u202e" in outputs["json"]  # JSON would leave U+202E raw; escaped, it reads back the same
 
 
@@ -123,8 +134,11 @@ def test_junit_is_well_formed_xml_naming_the_tool_visibly(outputs: dict[str, str
 def test_sarif_is_json_whose_every_string_shows_as_itself(outputs: dict[str, str]) -> None:
     sarif = json.loads(outputs["sarif"])
     assert [text for text in strings_in(sarif) if hidden_characters(text)] == []
-    names = {location["name"] for result in sarif["runs"][0]["results"]
-             for location in result.get("locations", [{}])[0].get("logicalLocations", [])}
+    names = {
+        location["name"]
+        for result in sarif["runs"][0]["results"]
+        for location in result.get("locations", [{}])[0].get("logicalLocations", [])
+    }
     assert SHOWN_NAME in names
 
 
@@ -176,8 +190,10 @@ def test_markdown_tool_table_keeps_its_columns(outputs: dict[str, str], tmp_path
 def test_an_error_message_quoting_the_servers_stderr_shows_it_safely(tmp_path: Path) -> None:
     config = tmp_path / "crash.json"
     stderr = r"printf 'fatal \033[31mred\007 \342\200\256evil\n' >&2; exit 3"
-    config.write_text(json.dumps({"server": {"name": "crash", "transport": "stdio", "command": "sh",
-                                             "args": ["-c", stderr]}}), encoding="utf-8")
+    config.write_text(
+        json.dumps({"server": {"name": "crash", "transport": "stdio", "command": "sh", "args": ["-c", stderr]}}),
+        encoding="utf-8",
+    )
     run = hookconf("check", str(config))
     assert run.returncode == 1
     assert "fatal \\x1b[31mred\\x07 \\u202eevil" in run.stderr
@@ -188,8 +204,10 @@ def test_diff_shows_the_server_text_safely(outputs: dict[str, str], tmp_path: Pa
     current = json.loads(outputs["json"])
     poisoning = [entry for entry in current["results"] if entry.get("id") == "security-tool-description-poisoning"]
     assert [entry["status"] for entry in poisoning] == ["fail"]  # the U+202E in the description
-    base = {**current, "results": [{**entry, "status": "pass"} if entry in poisoning else entry
-                                   for entry in current["results"]]}
+    base = {
+        **current,
+        "results": [{**entry, "status": "pass"} if entry in poisoning else entry for entry in current["results"]],
+    }
     (tmp_path / "base.json").write_text(json.dumps(base), encoding="utf-8")
     (tmp_path / "current.json").write_text(outputs["json"], encoding="utf-8")
     run = hookconf("diff", str(tmp_path / "base.json"), str(tmp_path / "current.json"))
@@ -201,6 +219,7 @@ def test_diff_shows_the_server_text_safely(outputs: dict[str, str], tmp_path: Pa
 
 # ---- the fleet tables, from the hostile server's stored report ----
 
+
 @pytest.fixture(scope="module")
 def fleet_out(outputs: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, CliRun]:
     """Two versions of the hostile server: 2.0 dropped its hostile tool (so regressions name it)."""
@@ -210,9 +229,18 @@ def fleet_out(outputs: dict[str, str], tmp_path_factory: pytest.TempPathFactory)
     second = {**first, "tools": [tool for tool in first["tools"] if tool["name"] != HOSTILE_NAME]}
     with FleetStore(store) as fleet:
         for version, report in (("1.0", first), (f"2.0{HOSTILE_TEXT}", second)):
-            fleet.add(Outcome(fleet="hostile", server=f"hostile{HOSTILE_TEXT}", version=version, source="command",
-                              kind=OutcomeKind.AUDITED, started_at="2026-12-04T00:00:00Z", duration_s=1.0,
-                              report_json=json.dumps(report)))
+            fleet.add(
+                Outcome(
+                    fleet="hostile",
+                    server=f"hostile{HOSTILE_TEXT}",
+                    version=version,
+                    source="command",
+                    kind=OutcomeKind.AUDITED,
+                    started_at="2026-12-04T00:00:00Z",
+                    duration_s=1.0,
+                    report_json=json.dumps(report),
+                )
+            )
     run = hookconf("fleet", "report", "--store", str(store), "--out", str(folder / "out"))
     assert run.returncode == 0, run.stderr
     return folder / "out", CliRun(run.returncode, run.stdout, run.stderr)
@@ -249,20 +277,39 @@ def test_fleet_html_and_csv_show_the_tool_name_as_text(fleet_out: tuple[Path, Cl
 def test_the_fleet_progress_line_shows_a_quoted_message_safely() -> None:
     from hookconf.fleet.progress import describe
 
-    failed = Outcome(fleet="hostile", server="s", version="1", source="command", kind=OutcomeKind.AUDIT_FAILED,
-                     started_at="2026-12-04T00:00:00Z", duration_s=1.0, message=HOSTILE_TEXT)
+    failed = Outcome(
+        fleet="hostile",
+        server="s",
+        version="1",
+        source="command",
+        kind=OutcomeKind.AUDIT_FAILED,
+        started_at="2026-12-04T00:00:00Z",
+        duration_s=1.0,
+        message=HOSTILE_TEXT,
+    )
     assert hidden_characters(describe(failed)) == []
 
 
 # ---- safe_text itself ----
 
-@pytest.mark.parametrize(("text", "shown"), [
-    ("\x1b[31mred", "\\x1b[31mred"), ("bell\x07", "bell\\x07"), ("nul\x00", "nul\\x00"),
-    ("cr\roverwrite", "cr\\x0doverwrite"), ("c1\x85\x9b", "c1\\x85\\x9b"),
-    ("bidi\u202eabc\u2066", "bidi\\u202eabc\\u2066"), ("zero\u200bwidth", "zero\\u200bwidth"),
-    ("tag\U000e0041", "tag\\U000e0041"), ("lone\ud800", "lone\\ud800"), ("non\ufffe\uffff", "non\\ufffe\\uffff"),
-    ("line\u2028sep", "line\\u2028sep"), ("two\nlines\tand tab", "two\\x0alines\\x09and tab"),
-])
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("\x1b[31mred", "\\x1b[31mred"),
+        ("bell\x07", "bell\\x07"),
+        ("nul\x00", "nul\\x00"),
+        ("cr\roverwrite", "cr\\x0doverwrite"),
+        ("c1\x85\x9b", "c1\\x85\\x9b"),
+        ("bidi\u202eabc\u2066", "bidi\\u202eabc\\u2066"),
+        ("zero\u200bwidth", "zero\\u200bwidth"),
+        ("tag\U000e0041", "tag\\U000e0041"),
+        ("lone\ud800", "lone\\ud800"),
+        ("non\ufffe\uffff", "non\\ufffe\\uffff"),
+        ("line\u2028sep", "line\\u2028sep"),
+        ("two\nlines\tand tab", "two\\x0alines\\x09and tab"),
+    ],
+)
 def test_hidden_code_points_are_written_out(text: str, shown: str) -> None:
     assert safe_text(text) == shown
 
@@ -292,6 +339,7 @@ def test_a_lone_surrogate_breaks_neither_the_json_nor_the_text_formats() -> None
 
 # ---- a reader that closes stdout early ----
 
+
 def closed_stdout_run(*args: str) -> tuple[int, str]:
     """Run hookconf with a stdout pipe whose reader is gone before hookconf writes anything."""
     process = subprocess.Popen([*HOOKCONF, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -302,8 +350,9 @@ def closed_stdout_run(*args: str) -> tuple[int, str]:
     return process.wait(timeout=120), stderr
 
 
-@pytest.mark.parametrize("args", [["list"], ["explain", "IDEMP-001"], ["explain", "error-id-echo"],
-                                  ["version-info"], ["schema"], ["--help"]])
+@pytest.mark.parametrize(
+    "args", [["list"], ["explain", "IDEMP-001"], ["explain", "error-id-echo"], ["version-info"], ["schema"], ["--help"]]
+)
 def test_a_closed_stdout_ends_quietly_with_the_commands_exit_code(args: list[str]) -> None:
     assert closed_stdout_run(*args) == (0, "")
 
@@ -326,17 +375,26 @@ def test_fleet_report_into_a_closed_stdout(fleet_out: tuple[Path, CliRun], tmp_p
 @pytest.mark.parametrize("command", ["list", "explain IDEMP-001", "check {config} --output json"])
 def test_piped_into_head(command: str, hostile_config: Path) -> None:
     line = f"{' '.join(HOOKCONF)} {command.format(config=hostile_config)} | head -1"
-    run = subprocess.run(["bash", "-o", "pipefail", "-c", line], capture_output=True, text=True, timeout=120,
-                         check=False)
+    run = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", line], capture_output=True, text=True, timeout=120, check=False
+    )
     assert (run.returncode, run.stderr) == (0, "")
     assert len(run.stdout.splitlines()) == 1
 
 
-@pytest.mark.parametrize(("cell", "written"), [
-    ('=HYPERLINK("http://attacker.example","x")', '\'=HYPERLINK("http://attacker.example","x")'),
-    ("@SUM(1+1)", "'@SUM(1+1)"), ("+cmd", "'+cmd"), ("-2+3", "'-2+3"),
-    ("-5.0", "-5.0"), ("+1e3", "+1e3"), ("read_file", "read_file"), ("", ""),
-])
+@pytest.mark.parametrize(
+    ("cell", "written"),
+    [
+        ('=HYPERLINK("http://attacker.example","x")', '\'=HYPERLINK("http://attacker.example","x")'),
+        ("@SUM(1+1)", "'@SUM(1+1)"),
+        ("+cmd", "'+cmd"),
+        ("-2+3", "'-2+3"),
+        ("-5.0", "-5.0"),
+        ("+1e3", "+1e3"),
+        ("read_file", "read_file"),
+        ("", ""),
+    ],
+)
 def test_a_csv_cell_a_spreadsheet_would_run_as_a_formula_is_made_inert(cell: str, written: str) -> None:
     import pandas as pd
 

@@ -31,11 +31,15 @@ def check_snapshot(name: str, text: str) -> None:
 def test_human_report_of_the_broken_server() -> None:
     server = stdio_server("broken_server.py")
     server["name"] = "broken"
-    config = parse_config({
-        "server": server, "tries": 3, "timeoutMs": 1500,
-        "thresholds": {"latencyP50Ms": 100, "latencyP95Ms": 200},
-        "toolFilter": ["random_text", "timestamped", "slow_tool", "wipe_everything", "undocumented"],
-    })
+    config = parse_config(
+        {
+            "server": server,
+            "tries": 3,
+            "timeoutMs": 1500,
+            "thresholds": {"latencyP50Ms": 100, "latencyP95Ms": 200},
+            "toolFilter": ["random_text", "timestamped", "slow_tool", "wipe_everything", "undocumented"],
+        }
+    )
     text = human.render(run_audit(config, RunOptions(suites=HOOK_SUITES)))
     check_snapshot("broken_server.human.txt", masked(text))
     assert text.rstrip().splitlines()[-1].startswith("12 passed, 3 failed, 4 skipped")

@@ -150,10 +150,14 @@ def test_a_listed_tool_that_gets_no_answer_is_hung_and_an_unlisted_one_is_not() 
 def test_a_tool_that_hung_as_a_state_probe_is_not_called_again_by_any_suite() -> None:
     """broken_server.py answers other requests while hang_forever hangs; no_probe_tool is audited first and
     reads hang_forever as its state probe."""
-    config = parse_config({"server": stdio_server("broken_server.py"), "timeoutMs": TIMEOUT_MS,
-                           "toolFilter": ["no_probe_tool", "hang_forever"],
-                           "probes": [{"name": "no_probe_tool", "args": {},
-                                       "stateProbe": {"tool": "hang_forever", "args": {}}}]})
+    config = parse_config(
+        {
+            "server": stdio_server("broken_server.py"),
+            "timeoutMs": TIMEOUT_MS,
+            "toolFilter": ["no_probe_tool", "hang_forever"],
+            "probes": [{"name": "no_probe_tool", "args": {}, "stateProbe": {"tool": "hang_forever", "args": {}}}],
+        }
+    )
     report = run_audit(config, RunOptions(suites=HOOK_SUITES))
     assert [t.name for t in report.tools] == ["no_probe_tool", "hang_forever"]
     assert calls(report, "hang_forever") == 1

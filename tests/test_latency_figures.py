@@ -31,8 +31,9 @@ HANGING = "hang_forever"
 
 def audit(tools: list[str], **settings: Any) -> Report:
     """The latency suite over these broken_server tools, as the JSON report gives it back."""
-    config = parse_config({"server": stdio_server("broken_server.py"), "timeoutMs": 5000, "toolFilter": tools,
-                           **settings})
+    config = parse_config(
+        {"server": stdio_server("broken_server.py"), "timeoutMs": 5000, "toolFilter": tools, **settings}
+    )
     report = run_audit(config, RunOptions(suites=("latency",)))
     return Report.model_validate_json(report.to_json())
 
@@ -105,10 +106,19 @@ def test_a_timed_call_over_the_budget_reports_the_one_sample_taken() -> None:
 
 # --- the readers ---------------------------------------------------------------------------------------------
 
+
 def latency_result(tool: str, details: str, p95_ms: float | None = None) -> dict[str, Any]:
     figures = {"p50Ms": 1.0, "p95Ms": p95_ms, "samples": 5, "warmupOnly": False} if p95_ms is not None else None
-    return {"suite": "latency", "tool": tool, "status": "pass", "code": None, "title": None, "details": details,
-            "durationMs": 12.5, "latency": figures}
+    return {
+        "suite": "latency",
+        "tool": tool,
+        "status": "pass",
+        "code": None,
+        "title": None,
+        "details": details,
+        "durationMs": 12.5,
+        "latency": figures,
+    }
 
 
 def current_report(*results: dict[str, Any]) -> dict[str, Any]:
@@ -127,8 +137,10 @@ def test_the_worst_p95_of_a_real_audit_is_its_slowest_tools(measured: Report) ->
 
 
 def test_the_worst_p95_is_read_from_the_field_whatever_the_details_say() -> None:
-    report = current_report(latency_result("a", "answered in good time", 42.0),
-                            latency_result("b", "p50 1.0 ms, p95 7.0 ms over 5 samples", 7.0))
+    report = current_report(
+        latency_result("a", "answered in good time", 42.0),
+        latency_result("b", "p50 1.0 ms, p95 7.0 ms over 5 samples", 7.0),
+    )
     assert worst_p95_ms(report) == 42.0
 
 
@@ -137,21 +149,35 @@ def test_a_current_report_without_figures_has_no_worst_p95() -> None:
 
 
 def test_an_old_report_is_read_from_its_details() -> None:
-    report = old_report(latency_result("a", "p50 1.0 ms, p95 42.0 ms over 5 samples", 42.0),
-                        latency_result("b", "p50 1.0 ms, p95 7.0 ms over 5 samples", 7.0))
+    report = old_report(
+        latency_result("a", "p50 1.0 ms, p95 42.0 ms over 5 samples", 42.0),
+        latency_result("b", "p50 1.0 ms, p95 7.0 ms over 5 samples", 7.0),
+    )
     assert worst_p95_ms(report) == 42.0
     assert worst_p95_ms({"results": report["results"]}) == 42.0  # a report without schemaVersion
 
 
 def stored(version: str, report: dict[str, Any]) -> StoredAudit:
-    return StoredAudit(id=len(version), fleet="f", server="s", version=version, source="npm",
-                       hookconf_version="0.1.0", outcome="audited", message=None,
-                       started_at="2026-12-04T00:00:00Z", duration_s=1.0, report={"score": 80.0, **report})
+    return StoredAudit(
+        id=len(version),
+        fleet="f",
+        server="s",
+        version=version,
+        source="npm",
+        hookconf_version="0.1.0",
+        outcome="audited",
+        message=None,
+        started_at="2026-12-04T00:00:00Z",
+        duration_s=1.0,
+        report={"score": 80.0, **report},
+    )
 
 
 def test_the_regression_table_compares_an_old_report_with_a_current_one() -> None:
-    audits = [stored("1.0", old_report(latency_result("a", "p50 1.0 ms, p95 40.0 ms over 5 samples", 40.0))),
-              stored("2.0", current_report(latency_result("a", "reworded: slowest call 55.5 ms", 55.5)))]
+    audits = [
+        stored("1.0", old_report(latency_result("a", "p50 1.0 ms, p95 40.0 ms over 5 samples", 40.0))),
+        stored("2.0", current_report(latency_result("a", "reworded: slowest call 55.5 ms", 55.5))),
+    ]
     frame = audits_frame(audits)
     assert frame["worst_p95_ms"].tolist() == [40.0, 55.5]
     regressions = regressions_table(frame, results_frame(audits))

@@ -34,14 +34,19 @@ def test_normalise_of_nothing_is_empty() -> None:
     assert normalise(None) == normalise("  \n ") == ""
 
 
-def _flag(check: str = "error-parse-code", tool: str | None = None, target: str = "srv@1.0",
-          reason: str = "no answer to invalid JSON; JSON-RPC requires a -32700 error") -> Flag:
+def _flag(
+    check: str = "error-parse-code",
+    tool: str | None = None,
+    target: str = "srv@1.0",
+    reason: str = "no answer to invalid JSON; JSON-RPC requires a -32700 error",
+) -> Flag:
     return Flag(target, check, tool, "fail", normalise(reason))
 
 
 def test_entry_matches_by_server_glob_check_reason_glob_and_tool() -> None:
-    entry = Entry(servers=("srv@*",), check="DSGVO-001", reason="Destructive tool*", verdict="FALSE", why="",
-                  tools=("*_search",))
+    entry = Entry(
+        servers=("srv@*",), check="DSGVO-001", reason="Destructive tool*", verdict="FALSE", why="", tools=("*_search",)
+    )
     hit = _flag("DSGVO-001", "web_search", reason="Destructive tool lacks deletion / retention documentation")
     assert entry.matches(hit)
     assert not entry.matches(Flag(hit.target, hit.check, "delete_record", hit.status, hit.reason))
@@ -50,13 +55,27 @@ def test_entry_matches_by_server_glob_check_reason_glob_and_tool() -> None:
 
 
 def test_tally_counts_verdicts_and_lists_the_unjudged() -> None:
-    entries = parse_ledger({"entry": [
-        {"servers": ["*"], "check": "error-parse-code", "reason": "no answer to invalid JSON*", "verdict": "real",
-         "why": "silent"},
-        {"server": "srv@1.0", "check": "DSGVO-001", "tools": "read_*", "verdict": "FALSE", "why": "read tool"},
-    ]})
-    flags = [_flag(), _flag(target="other@2"), _flag("DSGVO-001", "read_a"), _flag("DSGVO-001", "read_b"),
-             _flag("DSGVO-001", "write_c")]
+    entries = parse_ledger(
+        {
+            "entry": [
+                {
+                    "servers": ["*"],
+                    "check": "error-parse-code",
+                    "reason": "no answer to invalid JSON*",
+                    "verdict": "real",
+                    "why": "silent",
+                },
+                {"server": "srv@1.0", "check": "DSGVO-001", "tools": "read_*", "verdict": "FALSE", "why": "read tool"},
+            ]
+        }
+    )
+    flags = [
+        _flag(),
+        _flag(target="other@2"),
+        _flag("DSGVO-001", "read_a"),
+        _flag("DSGVO-001", "read_b"),
+        _flag("DSGVO-001", "write_c"),
+    ]
     per_target, total, unjudged = tally(flags, entries)
     assert (total.verdicts, total.real, total.false, total.unjudged) == (5, 2, 2, 1)
     assert total.false_share() == "50.0 %"
@@ -70,16 +89,26 @@ def test_parse_ledger_refuses_an_unknown_verdict() -> None:
 
 
 def test_flags_of_takes_fail_and_warn_only() -> None:
-    report = {"results": [
-        {"suite": "compliance", "tool": "(server)", "status": "fail", "id": "error-parse-code", "code": None,
-         "details": "no answer"},
-        {"suite": "dsgvo", "tool": "t", "status": "warn", "id": None, "code": "DSGVO-002", "details": "x"},
-        {"suite": "latency", "tool": "t", "status": "pass", "id": None, "code": None, "details": "fast"},
-        {"suite": "compliance", "tool": "(server)", "status": "indeterminate", "id": "a", "details": "?"},
-    ]}
+    report = {
+        "results": [
+            {
+                "suite": "compliance",
+                "tool": "(server)",
+                "status": "fail",
+                "id": "error-parse-code",
+                "code": None,
+                "details": "no answer",
+            },
+            {"suite": "dsgvo", "tool": "t", "status": "warn", "id": None, "code": "DSGVO-002", "details": "x"},
+            {"suite": "latency", "tool": "t", "status": "pass", "id": None, "code": None, "details": "fast"},
+            {"suite": "compliance", "tool": "(server)", "status": "indeterminate", "id": "a", "details": "?"},
+        ]
+    }
     flags = flags_of("srv@1", report)
     assert [(flag.check, flag.tool, flag.status) for flag in flags] == [
-        ("error-parse-code", None, "fail"), ("DSGVO-002", "t", "warn")]
+        ("error-parse-code", None, "fail"),
+        ("DSGVO-002", "t", "warn"),
+    ]
 
 
 def test_a_stub_is_a_ledger_entry_that_matches_its_group() -> None:

@@ -40,7 +40,7 @@ def entry(report: Report, check_id: str) -> ResultEntry:
 
 def later_than(report: Report, check_id: str) -> list[ResultEntry]:
     order = [r.id for r in report.results if r.id]
-    return [r for r in report.results if r.id in order[order.index(check_id) + 1:]]
+    return [r for r in report.results if r.id in order[order.index(check_id) + 1 :]]
 
 
 def audit(server: dict[str, Any], timeout_ms: int) -> tuple[Report, float]:
@@ -53,8 +53,12 @@ def audit(server: dict[str, Any], timeout_ms: int) -> tuple[Report, float]:
 def assert_later_checks_ran_on_a_restarted_server(report: Report) -> None:
     later = later_than(report, HUNG_CHECK)
     assert later, "checks ran after the hang"
-    wrong = [(r.id, r.status, r.details) for r in later if r.id != "error-parse-code"
-             and (r.status == "fail" or r.details.startswith("not run: the server stopped answering"))]
+    wrong = [
+        (r.id, r.status, r.details)
+        for r in later
+        if r.id != "error-parse-code"
+        and (r.status == "fail" or r.details.startswith("not run: the server stopped answering"))
+    ]
     assert not wrong, wrong
 
 
@@ -77,8 +81,11 @@ def test_a_server_that_answers_the_invalid_json_and_then_hangs_is_found_in_secon
     args = ("--defect", "hang-after-parse-error")
     if transport == "http":
         port = free_port()
-        server = {**stdio_server(SCRIPT, "--http", str(port), *args), "transport": "http",
-                  "url": f"http://127.0.0.1:{port}/mcp"}
+        server = {
+            **stdio_server(SCRIPT, "--http", str(port), *args),
+            "transport": "http",
+            "url": f"http://127.0.0.1:{port}/mcp",
+        }
     else:
         server = stdio_server(SCRIPT, *args)
     report, wall_s = audit(server, timeout_ms=30_000)
@@ -101,8 +108,12 @@ def test_a_raw_tools_call_to_a_slow_tool_gets_the_whole_timeout_and_is_not_calle
         session.request("tools/list")
         transport = session.transport
         assert transport.liveness_wait(20.0) == LIVENESS_FLOOR_S  # what a protocol line would have got
-        call = {"jsonrpc": "2.0", "id": "slow-1", "method": "tools/call",
-                "params": {"name": "slow_progress", "arguments": {"steps": SLOW_STEPS}}}
+        call = {
+            "jsonrpc": "2.0",
+            "id": "slow-1",
+            "method": "tools/call",
+            "params": {"name": "slow_progress", "arguments": {"steps": SLOW_STEPS}},
+        }
         started = time.monotonic()
         answer = transport.send_then_ping(json.dumps(call), "slow-1", 20.0)
         elapsed = time.monotonic() - started
@@ -173,20 +184,27 @@ def test_a_silent_server_is_hung_after_the_liveness_wait_and_a_restart_keeps_the
     assert restarted.liveness_wait(30.0) == LIVENESS_FLOOR_S
 
 
-@pytest.mark.parametrize(("raw", "busy"), [
-    ('{"jsonrpc": "2.0", "id": "p", "method": "ping"', False),  # truncated JSON
-    (INVALID_REQUEST, False),
-    (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "hookconf/no-such-method"}), False),
-    (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}), False),
-    (json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), False),
-    (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x"}}), True),
-    (json.dumps({"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "x"}}), True),
-    (json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "ping"},
-                 {"jsonrpc": "2.0", "id": 2, "method": "resources/read"}]), True),
-    (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "prompts/get"}), True),
-    (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "completion/complete"}), True),
-    (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen"}), True),
-    (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tasks/result"}), True),
-])
+@pytest.mark.parametrize(
+    ("raw", "busy"),
+    [
+        ('{"jsonrpc": "2.0", "id": "p", "method": "ping"', False),  # truncated JSON
+        (INVALID_REQUEST, False),
+        (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "hookconf/no-such-method"}), False),
+        (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}), False),
+        (json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), False),
+        (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x"}}), True),
+        (json.dumps({"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "x"}}), True),
+        (
+            json.dumps(
+                [{"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"jsonrpc": "2.0", "id": 2, "method": "resources/read"}]
+            ),
+            True,
+        ),
+        (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "prompts/get"}), True),
+        (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "completion/complete"}), True),
+        (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen"}), True),
+        (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tasks/result"}), True),
+    ],
+)
 def test_only_lines_that_run_the_servers_own_code_may_keep_it_busy(raw: str, busy: bool) -> None:
     assert occupies_server(raw) is busy

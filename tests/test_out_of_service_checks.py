@@ -26,8 +26,12 @@ OVERSIZED = "security-oversized-input"
 # change their verdict: an error answer is enough to show the server survived (security-oversized-input), that an
 # extra argument did not crash the tool (security-extra-params), that missing arguments were rejected before the
 # backend was asked (tools-call-missing-args), or progress notifications with the wrong token (progress-token).
-CHECKS_CALLING_A_DEAD_TOOL = ("security-oversized-input", "security-extra-params", "tools-call-missing-args",
-                              "lifecycle-progress-token")
+CHECKS_CALLING_A_DEAD_TOOL = (
+    "security-oversized-input",
+    "security-extra-params",
+    "tools-call-missing-args",
+    "lifecycle-progress-token",
+)
 
 
 @pytest.fixture(scope="module")
@@ -63,12 +67,15 @@ def test_unicode_and_oversized_input_pick_the_working_tool(worded_report: Report
 
 
 def test_with_only_a_tool_out_of_service_the_checks_say_why_and_call_it_only_where_it_can_decide(
-        dead_worded_report: Report) -> None:
+    dead_worded_report: Report,
+) -> None:
     unicode = check(dead_worded_report, UNICODE)
     assert unicode.status == "skip", unicode.details
-    assert (unicode.details or "").startswith("the round trip could not be observed: every read-only tool with a "
-                                              "text argument is out of service, and its error does not repeat the "
-                                              f"argument ({DEAD}: ")
+    assert (unicode.details or "").startswith(
+        "the round trip could not be observed: every read-only tool with a "
+        "text argument is out of service, and its error does not repeat the "
+        f"argument ({DEAD}: "
+    )
     assert ARXIV_WORDS in (unicode.details or "")
     for check_id in (*INJECTION_CHECKS, SSRF):
         found = check(dead_worded_report, check_id)
@@ -78,8 +85,10 @@ def test_with_only_a_tool_out_of_service_the_checks_say_why_and_call_it_only_whe
         assert ARXIV_WORDS in (found.details or "")
     oversized = check(dead_worded_report, OVERSIZED)
     assert oversized.status == "pass", oversized.details  # an error answer, and the server still serves
-    assert (oversized.details or "").startswith(f"a 128 KiB argument to {DEAD} got a result; still serving (every "
-                                                f"read-only tool with a text argument is out of service; {DEAD}: ")
+    assert (oversized.details or "").startswith(
+        f"a 128 KiB argument to {DEAD} got a result; still serving (every "
+        f"read-only tool with a text argument is out of service; {DEAD}: "
+    )
     series = calls(offline_audit(HOOK_SUITES, "--dead-only", "--worded"), DEAD)
     assert calls(dead_worded_report, DEAD) - series == len(CHECKS_CALLING_A_DEAD_TOOL)
 
@@ -116,32 +125,57 @@ def chart_context(count: int) -> tuple[ComplianceContext, list[JsonObject]]:
     """A context as after the hook suites of @antv/mcp-server-chart offline: `count` tools behind one dead API."""
     dead = "MCP error -32603: Failed to generate chart: getaddrinfo ENOTFOUND antv-studio.alipay.com"
     tools: list[JsonObject] = [{"name": f"generate_chart_{n}"} for n in range(count)]
-    ctx = ComplianceContext(config=parse_config({"server": stdio_server("offline_server.py")}),
-                            session=cast(McpSession, None), revision="2025-11-25", auth_configured=False,
-                            out_of_service={str(tool["name"]): dead for tool in tools})
+    ctx = ComplianceContext(
+        config=parse_config({"server": stdio_server("offline_server.py")}),
+        session=cast(McpSession, None),
+        revision="2025-11-25",
+        auth_configured=False,
+        out_of_service={str(tool["name"]): dead for tool in tools},
+    )
     return ctx, tools
 
 
 def test_a_verdict_names_three_tools_out_of_service_and_counts_the_rest() -> None:
     ctx, tools = chart_context(27)
     note = left_out(ctx, tools)
-    assert note.startswith("; not called, out of service: generate_chart_0: MCP error -32603: Failed to generate "
-                           "chart: getaddrinfo ENOTFOUND antv-studio.alipay.com; generate_chart_1: ")
-    assert note.endswith("; generate_chart_2: MCP error -32603: Failed to generate chart: getaddrinfo ENOTFOUND "
-                         "antv-studio.alipay.com; and 24 more")
+    assert note.startswith(
+        "; not called, out of service: generate_chart_0: MCP error -32603: Failed to generate "
+        "chart: getaddrinfo ENOTFOUND antv-studio.alipay.com; generate_chart_1: "
+    )
+    assert note.endswith(
+        "; generate_chart_2: MCP error -32603: Failed to generate chart: getaddrinfo ENOTFOUND "
+        "antv-studio.alipay.com; and 24 more"
+    )
     assert left_out(*chart_context(0)) == ""
 
 
-@pytest.mark.parametrize(("tool", "parameter", "address"), [
-    ({"name": "fetch", "inputSchema": {"properties": {"url": {"type": "string"}}}}, "url", True),
-    ({"name": "scrape", "inputSchema": {"properties": {"pageUrl": {"type": "string"}}}}, "pageUrl", True),
-    ({"name": "ping", "inputSchema": {"properties": {"target": {"type": "string", "format": "hostname"}}}}, "target",
-     True),
-    ({"name": "open", "inputSchema": {"properties": {"target": {"type": "string", "description": "The URL to open"}}}},
-     "target", True),
-    ({"name": "search_papers", "inputSchema": {"properties": {"query": {"type": "string"}}}}, "query", False),
-    ({"name": "audit", "inputSchema": {"properties": {"security_level": {"type": "string"}}}}, "security_level", False),
-])
-def test_an_argument_names_an_address_by_its_format_name_or_description(tool: JsonObject, parameter: str,
-                                                                        address: bool) -> None:
+@pytest.mark.parametrize(
+    ("tool", "parameter", "address"),
+    [
+        ({"name": "fetch", "inputSchema": {"properties": {"url": {"type": "string"}}}}, "url", True),
+        ({"name": "scrape", "inputSchema": {"properties": {"pageUrl": {"type": "string"}}}}, "pageUrl", True),
+        (
+            {"name": "ping", "inputSchema": {"properties": {"target": {"type": "string", "format": "hostname"}}}},
+            "target",
+            True,
+        ),
+        (
+            {
+                "name": "open",
+                "inputSchema": {"properties": {"target": {"type": "string", "description": "The URL to open"}}},
+            },
+            "target",
+            True,
+        ),
+        ({"name": "search_papers", "inputSchema": {"properties": {"query": {"type": "string"}}}}, "query", False),
+        (
+            {"name": "audit", "inputSchema": {"properties": {"security_level": {"type": "string"}}}},
+            "security_level",
+            False,
+        ),
+    ],
+)
+def test_an_argument_names_an_address_by_its_format_name_or_description(
+    tool: JsonObject, parameter: str, address: bool
+) -> None:
     assert takes_an_address(tool, parameter) is address

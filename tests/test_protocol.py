@@ -41,24 +41,35 @@ def test_the_unknown_revision_is_no_revision() -> None:
 
 @pytest.mark.parametrize("revision", [*HANDSHAKE_REVISIONS, UNKNOWN_REVISION])
 def test_initialize_params_offer_the_revision_asked_for(revision: str) -> None:
-    assert initialize_params(revision) == {"protocolVersion": revision, "capabilities": {},
-                                           "clientInfo": {"name": "hookconf", "version": __version__}}
+    assert initialize_params(revision) == {
+        "protocolVersion": revision,
+        "capabilities": {},
+        "clientInfo": {"name": "hookconf", "version": __version__},
+    }
 
 
 def test_the_stateless_envelope_carries_the_revision_asked_for() -> None:
     assert stateless_meta(UNKNOWN_REVISION)[PROTOCOL_VERSION_KEY] == UNKNOWN_REVISION
-    assert stateless_meta() == {PROTOCOL_VERSION_KEY: STATELESS_REVISION, CLIENT_CAPABILITIES_KEY: {},
-                                CLIENT_INFO_KEY: {"name": "hookconf", "version": __version__}}
+    assert stateless_meta() == {
+        PROTOCOL_VERSION_KEY: STATELESS_REVISION,
+        CLIENT_CAPABILITIES_KEY: {},
+        CLIENT_INFO_KEY: {"name": "hookconf", "version": __version__},
+    }
     assert discover_message(7)["params"] == {"_meta": stateless_meta()}
 
 
 def test_every_result_model_name_is_a_model_of_some_revision() -> None:
     handshake, stateless = models_for(HANDSHAKE_REVISIONS[-1]), models_for(STATELESS_REVISION)
-    unknown = [name for name in (*RESULT_MODELS.values(), INPUT_REQUIRED_MODEL)
-               if not hasattr(handshake, name) and not hasattr(stateless, name)]
+    unknown = [
+        name
+        for name in (*RESULT_MODELS.values(), INPUT_REQUIRED_MODEL)
+        if not hasattr(handshake, name) and not hasattr(stateless, name)
+    ]
     assert unknown == []
 
 
 def test_the_vocabulary_is_a_leaf() -> None:
-    assert loaded_after("import hookconf.protocol", ("hookconf", "pydantic", "mcp_types")) == ["hookconf",
-                                                                                             "hookconf.protocol"]
+    assert loaded_after("import hookconf.protocol", ("hookconf", "pydantic", "mcp_types")) == [
+        "hookconf",
+        "hookconf.protocol",
+    ]

@@ -76,8 +76,9 @@ def test_schema_command_prints_the_versioned_schema(run_cli: Callable[..., CliRu
 
 
 def test_json_output_validates_against_the_schema(report: Report, report_validator: Draft202012Validator) -> None:
-    baselined = apply_baseline(report, BaselineFile(expectedFailures=[
-        ExpectedFailure(id="random_text:IDEMP-001", reason="known")]), "b.json")
+    baselined = apply_baseline(
+        report, BaselineFile(expectedFailures=[ExpectedFailure(id="random_text:IDEMP-001", reason="known")]), "b.json"
+    )
     for candidate in (report, baselined, with_hostile_strings(report)):
         report_validator.validate(json.loads(candidate.to_json()))
 
@@ -222,11 +223,27 @@ def test_html_page_renders_in_headless_chromium(report: Report, tmp_path: Path) 
     page = tmp_path / "report.html"
     page.write_text(html.render(report), encoding="utf-8")
     screenshot = tmp_path / "report.png"
-    subprocess.run([str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                    f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={screenshot}",
-                    "--window-size=1200,900", page.as_uri()],
-                   stdin=subprocess.DEVNULL, capture_output=True, timeout=120, check=False)
+    subprocess.run(
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            f"--screenshot={screenshot}",
+            "--window-size=1200,900",
+            page.as_uri(),
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     assert screenshot.exists(), "chromium wrote no screenshot"
     data = screenshot.read_bytes()
     assert data.startswith(b"\x89PNG\r\n\x1a\n")
@@ -244,8 +261,10 @@ def with_advice(report: Report) -> Report:
     index = next(i for i, e in enumerate(report.results) if e.suite == "compliance" and e.status is Status.PASS)
     results = list(report.results)
     results[index] = results[index].model_copy(update={"status": Status.ADVICE, "details": ADVICE_TEXT})
-    categories = [c.model_copy(update={"advice": 1}) if c.name == results[index].category else c
-                  for c in report.compliance.categories]
+    categories = [
+        c.model_copy(update={"advice": 1}) if c.name == results[index].category else c
+        for c in report.compliance.categories
+    ]
     compliance = report.compliance.model_copy(update={"categories": categories})
     return report.model_copy(update={"results": results, "summary": summarize(results), "compliance": compliance})
 
@@ -262,8 +281,11 @@ def test_every_format_shows_advice_apart_from_problems(report: Report) -> None:
     assert 'class="status s-advice"' in page
     assert "<th>advice</th>" in page  # the category table counts it
 
-    case = next(c for c in ET.fromstring(junit.render(advised)).iter("testcase")
-                if c.findtext("system-out", "").startswith(f"ADVICE {entry.id}"))
+    case = next(
+        c
+        for c in ET.fromstring(junit.render(advised)).iter("testcase")
+        if c.findtext("system-out", "").startswith(f"ADVICE {entry.id}")
+    )
     assert case.find("failure") is None  # the testcase passes
     assert case.find("skipped") is None
     assert ADVICE_TEXT in case.findtext("system-out", "")
@@ -273,8 +295,9 @@ def test_every_format_shows_advice_apart_from_problems(report: Report) -> None:
     assert "| category | score | passed | failed | warned | skipped | advice |" in text
     assert f"**ADVICE** {markdown.escape(entry.id or '')}" in text
     assert ADVICE_TEXT in human.render(advised)
-    assert any(line.startswith("::notice") and ADVICE_TEXT in unescape(line)
-               for line in github.render(advised).splitlines())
+    assert any(
+        line.startswith("::notice") and ADVICE_TEXT in unescape(line) for line in github.render(advised).splitlines()
+    )
     assert ADVICE_TEXT not in sarif.render(advised)  # SARIF lists problems only
 
 
@@ -323,8 +346,9 @@ def test_badge_shows_grade_and_score_coloured_by_grade(report: Report) -> None:
 def test_check_badge_falls_back_to_the_hook_score(
     run_cli: Callable[..., CliRun], write_config: Callable[..., Path], tmp_path: Path
 ) -> None:
-    config = write_config({**stdio_server("broken_server.py"), "name": "broken"},
-                          **broken_settings(GENEROUS, ["timestamped"]))
+    config = write_config(
+        {**stdio_server("broken_server.py"), "name": "broken"}, **broken_settings(GENEROUS, ["timestamped"])
+    )
     badge = tmp_path / "badge.svg"
     run = run_cli("check", str(config), "--suite", "latency", "--suite", "dsgvo", "--badge", str(badge))
     assert run.exit_code == 0
@@ -339,9 +363,7 @@ def test_check_badge_falls_back_to_the_hook_score(
 
 
 @pytest.fixture(scope="module")
-def diff_reports(
-    tmp_path_factory: pytest.TempPathFactory, report_validator: Draft202012Validator
-) -> tuple[Path, Path]:
+def diff_reports(tmp_path_factory: pytest.TempPathFactory, report_validator: Draft202012Validator) -> tuple[Path, Path]:
     """BASE: generous latency budget and the destructive tool allowed; CURRENT: strict budget, not allowed."""
     tmp_path = tmp_path_factory.mktemp("diff")
     paths = []
@@ -350,12 +372,29 @@ def diff_reports(
         ("current", broken_settings(STRICT, ["slow_tool", "wipe_everything"])),
     ):
         config = tmp_path / f"{name}.config.json"
-        config.write_text(json.dumps({"server": {**stdio_server("broken_server.py"), "name": "broken"}, **settings}),
-                          encoding="utf-8")
+        config.write_text(
+            json.dumps({"server": {**stdio_server("broken_server.py"), "name": "broken"}, **settings}), encoding="utf-8"
+        )
         out = tmp_path / f"{name}.json"
-        completed = subprocess.run([sys.executable, "-m", "hookconf", "check", str(config), "--suite", "latency",
-                                    "--suite", "idempotency", "--output", "json"],
-                                   capture_output=True, text=True, timeout=120, check=False)
+        completed = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "hookconf",
+                "check",
+                str(config),
+                "--suite",
+                "latency",
+                "--suite",
+                "idempotency",
+                "--output",
+                "json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
         assert completed.stdout, completed.stderr
         report_validator.validate(json.loads(completed.stdout))
         out.write_text(completed.stdout, encoding="utf-8")
@@ -363,9 +402,7 @@ def diff_reports(
     return paths[0], paths[1]
 
 
-def test_diff_reports_a_regression_and_exits_1(
-    run_cli: Callable[..., CliRun], diff_reports: tuple[Path, Path]
-) -> None:
+def test_diff_reports_a_regression_and_exits_1(run_cli: Callable[..., CliRun], diff_reports: tuple[Path, Path]) -> None:
     base, current = diff_reports
     run = run_cli("diff", str(base), str(current))
     assert run.exit_code == 1, run.stdout + run.stderr
@@ -411,8 +448,11 @@ def test_diff_bad_input_exits_2_without_a_traceback(
     not_json.write_text("{", encoding="utf-8")
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"version": "2.1.0", "runs": []}), encoding="utf-8")
-    for bad, message in ((tmp_path / "missing.json", "no such file"), (not_json, "not a JSON report"),
-                         (other, "not a hookconf report")):
+    for bad, message in (
+        (tmp_path / "missing.json", "no such file"),
+        (not_json, "not a JSON report"),
+        (other, "not a hookconf report"),
+    ):
         run = run_cli("diff", str(base), str(bad))
         assert run.exit_code == 2, bad
         assert message in run.stderr
@@ -424,13 +464,15 @@ def test_diff_bad_input_exits_2_without_a_traceback(
 
 @pytest.fixture
 def strict_config(write_config: Callable[..., Path]) -> Path:
-    return write_config({**stdio_server("broken_server.py"), "name": "broken"},
-                        **broken_settings(STRICT, ["random_text", "slow_tool"]))
+    return write_config(
+        {**stdio_server("broken_server.py"), "name": "broken"}, **broken_settings(STRICT, ["random_text", "slow_tool"])
+    )
 
 
 def check_with_baseline(run_cli: Callable[..., CliRun], config: Path, baseline: Path, *extra: str) -> CliRun:
-    return run_cli("check", str(config), "--suite", "idempotency", "--suite", "latency", "--baseline",
-                   str(baseline), *extra)
+    return run_cli(
+        "check", str(config), "--suite", "idempotency", "--suite", "latency", "--baseline", str(baseline), *extra
+    )
 
 
 def test_baseline_write_then_check_exits_0(
@@ -461,13 +503,21 @@ def test_baseline_write_then_check_exits_0(
 def test_stale_baseline_entry_fails_the_run(
     run_cli: Callable[..., CliRun], write_config: Callable[..., Path], tmp_path: Path
 ) -> None:
-    config = write_config({**stdio_server("broken_server.py"), "name": "broken"},
-                          **broken_settings(GENEROUS, ["slow_tool"]))
+    config = write_config(
+        {**stdio_server("broken_server.py"), "name": "broken"}, **broken_settings(GENEROUS, ["slow_tool"])
+    )
     baseline = tmp_path / "baseline.json"
-    baseline.write_text(json.dumps({"expectedFailures": [
-        {"id": "slow_tool:LAT-001", "reason": "the index is rebuilt per call"},
-        {"id": "gone_tool:IDEMP-001", "reason": "tool was removed"},
-    ]}), encoding="utf-8")
+    baseline.write_text(
+        json.dumps(
+            {
+                "expectedFailures": [
+                    {"id": "slow_tool:LAT-001", "reason": "the index is rebuilt per call"},
+                    {"id": "gone_tool:IDEMP-001", "reason": "tool was removed"},
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
     run = check_with_baseline(run_cli, config, baseline)
     assert run.exit_code == 1
     assert "STALE slow_tool:LAT-001: now pass" in run.stdout
@@ -476,14 +526,17 @@ def test_stale_baseline_entry_fails_the_run(
     assert "::error title=hookconf%3A stale baseline entry::stale baseline entry slow_tool:LAT-001" in github_run.stdout
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ({"expectedFailures": [{"id": "slow_tool:LAT-001"}]}, "expectedFailures.0.reason: Field required"),
-    ({"expectedFailures": [{"id": "slow_tool:LAT-001", "reason": "  "}]}, "expectedFailures.0.reason"),
-    ({"expected": []}, "expectedFailures: Field required"),
-    ({"expectedFailures": [{"id": "no-such-check", "reason": "x"}]}, "expectedFailures.0.id"),
-    ({"expectedFailures": [{"id": "slow_tool:NOPE-001", "reason": "x"}]}, "expectedFailures.0.id"),
-    ("not json", "not readable JSON"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ({"expectedFailures": [{"id": "slow_tool:LAT-001"}]}, "expectedFailures.0.reason: Field required"),
+        ({"expectedFailures": [{"id": "slow_tool:LAT-001", "reason": "  "}]}, "expectedFailures.0.reason"),
+        ({"expected": []}, "expectedFailures: Field required"),
+        ({"expectedFailures": [{"id": "no-such-check", "reason": "x"}]}, "expectedFailures.0.id"),
+        ({"expectedFailures": [{"id": "slow_tool:NOPE-001", "reason": "x"}]}, "expectedFailures.0.id"),
+        ("not json", "not readable JSON"),
+    ],
+)
 def test_malformed_baseline_exits_2_naming_the_field(
     run_cli: Callable[..., CliRun], strict_config: Path, tmp_path: Path, content: object, message: str
 ) -> None:
@@ -498,8 +551,11 @@ def test_malformed_baseline_exits_2_naming_the_field(
 def test_baseline_of_a_compliance_check(report: Report) -> None:
     failed_check = next(entry for entry in failing(report) if entry.id is not None)
     assert failed_check.id is not None
-    outcome = apply_baseline(report, BaselineFile(expectedFailures=[
-        ExpectedFailure(id=failed_check.id, reason="fixed in the next release")]), "b.json")
+    outcome = apply_baseline(
+        report,
+        BaselineFile(expectedFailures=[ExpectedFailure(id=failed_check.id, reason="fixed in the next release")]),
+        "b.json",
+    )
     assert outcome.baseline is not None
     assert [item.id for item in outcome.baseline.baselined] == [failed_check.id]
     marked = next(entry for entry in outcome.results if entry.id == failed_check.id)
@@ -509,8 +565,9 @@ def test_baseline_of_a_compliance_check(report: Report) -> None:
 
 
 def test_help_stays_light() -> None:
-    probe = ("import sys\nfrom hookconf.cli import build_parser\nbuild_parser()\n"
-             "print('HEAVY', [m for m in ('pydantic', 'mcp_types', 'hookconf.report.model') if m in sys.modules])")
+    probe = (
+        "import sys\nfrom hookconf.cli import build_parser\nbuild_parser()\n"
+        "print('HEAVY', [m for m in ('pydantic', 'mcp_types', 'hookconf.report.model') if m in sys.modules])"
+    )
     completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
     assert "HEAVY []" in completed.stdout
-

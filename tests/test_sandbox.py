@@ -62,7 +62,9 @@ def ends_soon(pid: int, within_s: float = 5.0) -> bool:
 
 
 def test_the_server_writes_into_its_sandbox_and_its_detached_children_end(
-    own_home_and_tmp: tuple[Path, Path], tmp_path: Path, write_config: Callable[..., Path],
+    own_home_and_tmp: tuple[Path, Path],
+    tmp_path: Path,
+    write_config: Callable[..., Path],
     run_cli: Callable[..., CliRun],
 ) -> None:
     home, tmp = own_home_and_tmp
@@ -90,12 +92,15 @@ def test_the_server_writes_into_its_sandbox_and_its_detached_children_end(
 
 
 def test_keep_workdir_keeps_the_sandbox_and_says_where(
-    own_home_and_tmp: tuple[Path, Path], tmp_path: Path, write_config: Callable[..., Path],
+    own_home_and_tmp: tuple[Path, Path],
+    tmp_path: Path,
+    write_config: Callable[..., Path],
     run_cli: Callable[..., CliRun],
 ) -> None:
     pidfile = tmp_path / "detached.pid"
-    run = run_cli("check", str(write_config(littering_server(pidfile), tries=2)), "--suite", "idempotency",
-                  "--keep-workdir")
+    run = run_cli(
+        "check", str(write_config(littering_server(pidfile), tries=2)), "--suite", "idempotency", "--keep-workdir"
+    )
     kept = Path(run.stderr.split("kept at ", 1)[1].strip())
     try:
         assert kept.parent == own_home_and_tmp[1]
@@ -109,7 +114,9 @@ def test_keep_workdir_keeps_the_sandbox_and_says_where(
 
 
 def test_the_human_report_names_what_a_tool_wrote(
-    own_home_and_tmp: tuple[Path, Path], tmp_path: Path, write_config: Callable[..., Path],
+    own_home_and_tmp: tuple[Path, Path],
+    tmp_path: Path,
+    write_config: Callable[..., Path],
     run_cli: Callable[..., CliRun],
 ) -> None:
     config = write_config(littering_server(tmp_path / "detached.pid"), tries=2)
@@ -121,7 +128,8 @@ def test_the_human_report_names_what_a_tool_wrote(
 def test_the_configs_home_wins_and_the_rest_is_the_sandbox(tmp_path: Path) -> None:
     sandbox = Sandbox(tmp_path / "sandbox")
     server = ServerConfig.model_validate(
-        {**stdio_server("raw_server.py", "--env-dump"), "env": {"HOME": str(tmp_path / "chosen")}})
+        {**stdio_server("raw_server.py", "--env-dump"), "env": {"HOME": str(tmp_path / "chosen")}}
+    )
     session = open_session(sandbox.applied_to_server(server), timeout_s=10)
     try:
         session.initialize()
@@ -178,7 +186,8 @@ def run_littering_fleet(tmp_path: Path, *extra: str) -> subprocess.CompletedProc
     (tmp_path / "home").mkdir()
     (tmp_path / "tmp").mkdir()
     manifest = tmp_path / "litter.toml"
-    manifest.write_text(f"""
+    manifest.write_text(
+        f"""
 [fleet]
 name = "litter"
 config = {{ tries = 2, suites = ["idempotency", "side-effects"] }}
@@ -187,16 +196,35 @@ config = {{ tries = 2, suites = ["idempotency", "side-effects"] }}
 name = "raw"
 source = "command"
 command = "{{python}}"
-args = ["{FIXTURES / 'raw_server.py'}", "--litter"]
-env = {{ RAW_FIXTURE_PIDFILE = "{tmp_path / 'detached.pid'}" }}
+args = ["{FIXTURES / "raw_server.py"}", "--litter"]
+env = {{ RAW_FIXTURE_PIDFILE = "{tmp_path / "detached.pid"}" }}
 setup = ["sh -c 'echo made-by-setup > $HOME/setup.txt'"]
 versions = ["1"]
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     return subprocess.run(
-        [sys.executable, "-m", "hookconf", "fleet", "run", str(manifest), "--store", str(tmp_path / "hookconf.sqlite"),
-         "--jobs", "1", "--cache", str(tmp_path / "cache"), *extra],
-        env={**os.environ, "HOME": str(tmp_path / "home"), "TMPDIR": str(tmp_path / "tmp")}, capture_output=True,
-        text=True, timeout=300, check=False)
+        [
+            sys.executable,
+            "-m",
+            "hookconf",
+            "fleet",
+            "run",
+            str(manifest),
+            "--store",
+            str(tmp_path / "hookconf.sqlite"),
+            "--jobs",
+            "1",
+            "--cache",
+            str(tmp_path / "cache"),
+            *extra,
+        ],
+        env={**os.environ, "HOME": str(tmp_path / "home"), "TMPDIR": str(tmp_path / "tmp")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_a_fleet_audit_and_its_setup_leave_nothing_in_home_or_tmp(tmp_path: Path) -> None:

@@ -36,19 +36,35 @@ SDK_FIXTURES = FIXTURES / "sdk"
 MARKER = "installed.txt"
 INSTALL_TIMEOUT_S = 600
 # what a client prints when it cannot reach the registry at all (as opposed to a package that fails to install)
-UNREACHABLE = re.compile(r"ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|dns error"
-                         r"|failed to fetch|connection refused|tcp connect error", re.IGNORECASE)
+UNREACHABLE = re.compile(
+    r"ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|dns error"
+    r"|failed to fetch|connection refused|tcp connect error",
+    re.IGNORECASE,
+)
 STATELESS = "2026-07-28"
 HANDSHAKE = "2025-11-25"
 # The checks a 2026-07-28 grade over a connection pinned to the handshake era fails: the `_meta` rules, the
 # caching hints, resultType and the validation of every message against the 2026-07-28 schema.
 ERA_SENSITIVE_CHECKS = (
-    "lifecycle-meta-required", "lifecycle-meta-protocol-version-required",
-    "lifecycle-meta-client-capabilities-required", "lifecycle-meta-client-info-optional", "lifecycle-meta-tolerance",
-    "lifecycle-string-id", "lifecycle-removed-methods", "lifecycle-discover-caching",
-    "tools-list-caching", "resources-list-caching", "resources-read-caching", "resources-templates-caching",
-    "prompts-list-caching", "schema-result-type", "schema-wire-valid", "tools-list", "resources-list",
-    "prompts-list", "WIRE-001",
+    "lifecycle-meta-required",
+    "lifecycle-meta-protocol-version-required",
+    "lifecycle-meta-client-capabilities-required",
+    "lifecycle-meta-client-info-optional",
+    "lifecycle-meta-tolerance",
+    "lifecycle-string-id",
+    "lifecycle-removed-methods",
+    "lifecycle-discover-caching",
+    "tools-list-caching",
+    "resources-list-caching",
+    "resources-read-caching",
+    "resources-templates-caching",
+    "prompts-list-caching",
+    "schema-result-type",
+    "schema-wire-valid",
+    "tools-list",
+    "resources-list",
+    "prompts-list",
+    "WIRE-001",
 )
 
 
@@ -126,8 +142,19 @@ def _install(kit: Kit) -> None:
     shutil.rmtree(kit.path, ignore_errors=True)
     kit.path.mkdir(parents=True)
     if kit.kind == "npm":
-        _run(["npm", "install", "--prefix", str(kit.path), "--save-exact", "--no-audit", "--no-fund",
-              "--loglevel=error", *kit.packages])
+        _run(
+            [
+                "npm",
+                "install",
+                "--prefix",
+                str(kit.path),
+                "--save-exact",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                *kit.packages,
+            ]
+        )
     else:
         uv = [sys.executable, "-m", "uv"]
         _run([*uv, "venv", "--quiet", "--python", sys.executable, str(kit.path)])
@@ -137,8 +164,15 @@ def _install(kit: Kit) -> None:
 
 def _run(command: list[str]) -> None:
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, check=False,
-                              stdin=subprocess.DEVNULL, env={**os.environ, "npm_config_update_notifier": "false"})
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=INSTALL_TIMEOUT_S,
+            check=False,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "npm_config_update_notifier": "false"},
+        )
     except subprocess.TimeoutExpired as exc:
         raise RegistryUnreachableError(f"{' '.join(command[:4])} did not finish in {INSTALL_TIMEOUT_S} s") from exc
     if done.returncode != 0:
@@ -156,8 +190,13 @@ def _stdio(name: str, command: str, *args: str) -> dict[str, Any]:
 def _http(name: str, command: str, *args: str) -> dict[str, Any]:
     """Started by hookconf on a free port; the fixture's last argument is that port."""
     port = free_port()
-    return {"name": name, "transport": "http", "command": command, "args": [*args, str(port)],
-            "url": f"http://127.0.0.1:{port}/mcp"}
+    return {
+        "name": name,
+        "transport": "http",
+        "command": command,
+        "args": [*args, str(port)],
+        "url": f"http://127.0.0.1:{port}/mcp",
+    }
 
 
 def node() -> str:
@@ -165,23 +204,29 @@ def node() -> str:
 
 
 SERVERS: dict[str, Callable[[], dict[str, Any]]] = {
-    "ts-sdk-2-stdio": lambda: _stdio("ts-sdk-2", node(), str(SDK_FIXTURES / "ts2_server.cjs"), TS2.node_modules,
-                                     "stdio"),
-    "ts-sdk-2-http": lambda: _http("ts-sdk-2", node(), str(SDK_FIXTURES / "ts2_server.cjs"), TS2.node_modules,
-                                   "http"),
+    "ts-sdk-2-stdio": lambda: _stdio(
+        "ts-sdk-2", node(), str(SDK_FIXTURES / "ts2_server.cjs"), TS2.node_modules, "stdio"
+    ),
+    "ts-sdk-2-http": lambda: _http("ts-sdk-2", node(), str(SDK_FIXTURES / "ts2_server.cjs"), TS2.node_modules, "http"),
     "py-mcp-2-stdio": lambda: _stdio("py-mcp-2", sys.executable, str(SDK_FIXTURES / "py_mcp2_server.py")),
     "py-mcp-2-http": lambda: _http("py-mcp-2", sys.executable, str(SDK_FIXTURES / "py_mcp2_server.py"), "--http"),
     "fastmcp-stdio": lambda: _stdio("fastmcp", FASTMCP.python, str(SDK_FIXTURES / "fastmcp_server.py")),
     "ts-sdk-1-stdio": lambda: _stdio("ts-sdk-1", node(), str(SDK_FIXTURES / "ts1_server.cjs"), TS1.node_modules),
     "py-mcp-1-stdio": lambda: _stdio("py-mcp-1", MCP1.python, str(SDK_FIXTURES / "py_mcp1_server.py")),
 }
-DUAL_ERA = ["ts-sdk-2-stdio", pytest.param("ts-sdk-2-http", marks=pytest.mark.http), "py-mcp-2-stdio",
-            pytest.param("py-mcp-2-http", marks=pytest.mark.http), "fastmcp-stdio"]
+DUAL_ERA = [
+    "ts-sdk-2-stdio",
+    pytest.param("ts-sdk-2-http", marks=pytest.mark.http),
+    "py-mcp-2-stdio",
+    pytest.param("py-mcp-2-http", marks=pytest.mark.http),
+    "fastmcp-stdio",
+]
 HANDSHAKE_ONLY = ["ts-sdk-1-stdio", "py-mcp-1-stdio"]
 
 
-def check(run_cli: Callable[..., CliRun], write_config: Callable[..., Path], fixture: str,
-          *flags: str) -> dict[str, Any]:
+def check(
+    run_cli: Callable[..., CliRun], write_config: Callable[..., Path], fixture: str, *flags: str
+) -> dict[str, Any]:
     """`hookconf check --output json` on a config naming the fixture, as a user runs it; the report."""
     config = write_config(SERVERS[fixture](), timeoutMs=10000)
     run = run_cli("check", "--output", "json", *flags, str(config))
@@ -204,7 +249,8 @@ def flagged(report: dict[str, Any], checks: tuple[str, ...] | None = None) -> di
 @pytest.mark.usefixtures("sdk_kits")
 @pytest.mark.parametrize("fixture", DUAL_ERA)
 def test_a_dual_era_sdk_server_is_graded_2026_on_a_2026_connection(
-        run_cli: Callable[..., CliRun], write_config: Callable[..., Path], fixture: str) -> None:
+    run_cli: Callable[..., CliRun], write_config: Callable[..., Path], fixture: str
+) -> None:
     report = check(run_cli, write_config, fixture)
     assert (report["era"], report["specVersion"]) == ("stateless", STATELESS)
     assert report["detection"] == f"server/discover answered with supportedVersions [{STATELESS}]"
@@ -214,7 +260,8 @@ def test_a_dual_era_sdk_server_is_graded_2026_on_a_2026_connection(
 
 @pytest.mark.usefixtures("sdk_kits")
 def test_pinning_2026_on_the_typescript_sdk_2_keeps_the_connection_in_2026(
-        run_cli: Callable[..., CliRun], write_config: Callable[..., Path]) -> None:
+    run_cli: Callable[..., CliRun], write_config: Callable[..., Path]
+) -> None:
     report = check(run_cli, write_config, "ts-sdk-2-stdio", "--spec-version", STATELESS)
     assert (report["era"], report["specVersion"]) == ("stateless", STATELESS)
     assert report["detection"] == f"pinned with --spec-version {STATELESS}"
@@ -224,7 +271,8 @@ def test_pinning_2026_on_the_typescript_sdk_2_keeps_the_connection_in_2026(
 
 @pytest.mark.usefixtures("sdk_kits")
 def test_pinning_the_handshake_era_on_the_typescript_sdk_2_grades_its_handshake_side(
-        run_cli: Callable[..., CliRun], write_config: Callable[..., Path]) -> None:
+    run_cli: Callable[..., CliRun], write_config: Callable[..., Path]
+) -> None:
     report = check(run_cli, write_config, "ts-sdk-2-stdio", "--spec-version", HANDSHAKE)
     assert (report["era"], report["specVersion"]) == ("handshake", HANDSHAKE)
     assert report["compliance"]["grade"] == "A"
@@ -233,7 +281,8 @@ def test_pinning_the_handshake_era_on_the_typescript_sdk_2_grades_its_handshake_
 @pytest.mark.usefixtures("sdk_kits")
 @pytest.mark.parametrize("fixture", HANDSHAKE_ONLY)
 def test_a_handshake_only_sdk_server_is_graded_in_the_handshake_era(
-        run_cli: Callable[..., CliRun], write_config: Callable[..., Path], fixture: str) -> None:
+    run_cli: Callable[..., CliRun], write_config: Callable[..., Path], fixture: str
+) -> None:
     report = check(run_cli, write_config, fixture)
     assert (report["era"], report["specVersion"]) == ("handshake", HANDSHAKE)
     assert report["detection"].endswith(", legacy")
@@ -249,10 +298,14 @@ def test_every_request_before_the_era_is_decided_carries_the_2026_envelope() -> 
     connection = connect(config.server, 10.0)
     try:
         assert connection.era.revision == STATELESS
-        sent = [entry.message for entry in connection.session.transport.recording.messages()
-                if entry.direction == "sent"]
-        claimless = [message for message in sent if "io.modelcontextprotocol/protocolVersion"
-                     not in ((message.get("params") or {}).get("_meta") or {})]
+        sent = [
+            entry.message for entry in connection.session.transport.recording.messages() if entry.direction == "sent"
+        ]
+        claimless = [
+            message
+            for message in sent
+            if "io.modelcontextprotocol/protocolVersion" not in ((message.get("params") or {}).get("_meta") or {})
+        ]
         assert [m["method"] for m in sent] == ["server/discover", "ping"]
         assert claimless == []
         # the connection is still a 2026-07-28 one: a list result carries its caching hints and resultType

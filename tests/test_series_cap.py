@@ -21,8 +21,15 @@ CAP_NAME = "thresholds.seriesTimeMs"
 
 
 def audit(series_time_ms: float, *tools: str) -> Report:
-    config = parse_config({"server": stdio_server("broken_server.py"), "tries": 3, "timeoutMs": 5000,
-                           "toolFilter": list(tools), "thresholds": {"seriesTimeMs": series_time_ms}})
+    config = parse_config(
+        {
+            "server": stdio_server("broken_server.py"),
+            "tries": 3,
+            "timeoutMs": 5000,
+            "toolFilter": list(tools),
+            "thresholds": {"seriesTimeMs": series_time_ms},
+        }
+    )
     report = run_audit(config, RunOptions(suites=HOOK_SUITES))
     return Report.model_validate_json(report.model_dump_json(by_alias=True))  # what the JSON report says
 
@@ -57,8 +64,9 @@ def test_one_call_leaves_the_comparing_suites_indeterminate_naming_the_cap(cappe
     entry = outcome(capped, SLOW, suite)
     assert entry.status == "indeterminate", entry.details
     details = entry.details or ""
-    assert details.startswith("one call alone cannot show whether identical calls agree; the series stopped after "
-                              "1 call: it took 0.")
+    assert details.startswith(
+        "one call alone cannot show whether identical calls agree; the series stopped after 1 call: it took 0."
+    )
     assert details.endswith(f" s, and another would pass {CAP_NAME} (500 ms)")
 
 
@@ -98,18 +106,27 @@ def test_a_cap_that_fits_two_calls_judges_over_those_and_says_how_many() -> None
     assert calls(report, SLOW) == 2
     idempotency = outcome(report, SLOW, "idempotency")
     assert idempotency.status == "pass", idempotency.details
-    assert (idempotency.details or "").startswith("2 identical calls returned the same output; the series stopped "
-                                                  "after 2 calls: they took 0.")
-    assert (outcome(report, SLOW, "determinism").details or "").startswith("one shape over 2 calls, no float drift; "
-                                                                          "the series stopped after 2 calls")
+    assert (idempotency.details or "").startswith(
+        "2 identical calls returned the same output; the series stopped after 2 calls: they took 0."
+    )
+    assert (outcome(report, SLOW, "determinism").details or "").startswith(
+        "one shape over 2 calls, no float drift; the series stopped after 2 calls"
+    )
     latency = outcome(report, SLOW, "latency")
     assert latency.status == "pass", latency.details
     assert " ms over 1 of 5 samples; the series stopped after 2 calls: " in (latency.details or "")
 
 
 def test_a_warm_up_over_the_p95_budget_fails_and_names_the_cut() -> None:
-    config = parse_config({"server": stdio_server("broken_server.py"), "tries": 3, "timeoutMs": 5000,
-                           "toolFilter": [SLOW], "thresholds": {"seriesTimeMs": 500, "latencyP95Ms": 100}})
+    config = parse_config(
+        {
+            "server": stdio_server("broken_server.py"),
+            "tries": 3,
+            "timeoutMs": 5000,
+            "toolFilter": [SLOW],
+            "thresholds": {"seriesTimeMs": 500, "latencyP95Ms": 100},
+        }
+    )
     report = run_audit(config, RunOptions(suites=("latency",)))
     entry = outcome(report, SLOW, "latency")
     assert (entry.status, entry.code) == ("fail", "LAT-001"), entry.details
@@ -120,10 +137,11 @@ def test_a_warm_up_over_the_p95_budget_fails_and_names_the_cut() -> None:
 
 # --- the stopping rule ---------------------------------------------------------------------------------------
 
+
 def test_a_ten_second_call_leaves_no_room_for_another_under_the_default_cap() -> None:
     assert series_cap_note([10_000.0], Thresholds.model_validate({}).series_cap_ms) == (
-        "the series stopped after 1 call: it took 10.0 s, and another would pass thresholds.seriesTimeMs "
-        "(15000 ms)")
+        "the series stopped after 1 call: it took 10.0 s, and another would pass thresholds.seriesTimeMs (15000 ms)"
+    )
 
 
 def test_a_two_and_a_half_second_tool_gets_all_six_calls() -> None:
@@ -133,8 +151,10 @@ def test_a_two_and_a_half_second_tool_gets_all_six_calls() -> None:
 
 def test_the_pace_is_the_slowest_call_so_far() -> None:
     note = series_cap_note([1000.0, 6000.0], 10_000)
-    assert note == ("the series stopped after 2 calls: they took 7.0 s, the slowest 6.0 s, and another would pass "
-                    "thresholds.seriesTimeMs (10000 ms)")
+    assert note == (
+        "the series stopped after 2 calls: they took 7.0 s, the slowest 6.0 s, and another would pass "
+        "thresholds.seriesTimeMs (10000 ms)"
+    )
     assert series_cap_note([1000.0, 2000.0], 10_000) is None
 
 
@@ -144,6 +164,7 @@ def test_the_first_call_is_always_made_and_zero_means_no_cap() -> None:
 
 
 # --- the config ------------------------------------------------------------------------------------------------
+
 
 def test_the_cap_defaults_to_fifteen_seconds_and_init_writes_it() -> None:
     assert Thresholds.model_validate({}).series_time_ms == 15000

@@ -37,8 +37,12 @@ STDIO_DEFECTS = {
     "declared-prompts-missing": ["lifecycle-capability-handlers-match"],
     "listen-no-ack": ["lifecycle-subscriptions-listen"],
     "unsolicited-logs": ["lifecycle-log-level-gating", "lifecycle-logging-capability"],  # no logging capability
-    "no-list-caching": ["tools-list-caching", "resources-list-caching", "resources-read-caching",
-                        "resources-templates-caching"],
+    "no-list-caching": [
+        "tools-list-caching",
+        "resources-list-caching",
+        "resources-read-caching",
+        "resources-templates-caching",
+    ],
     "input-required-list": ["schema-no-input-required-on-lists"],
     "resource-not-found-32002": ["resources-not-found", "error-retired-codes"],
     "server-request": ["transport-no-server-requests"],
@@ -69,8 +73,9 @@ def server_for(transport: str, script: str, *args: str) -> dict[str, Any]:
     return server
 
 
-def audit(server: dict[str, Any], spec: str = "auto", suites: tuple[str, ...] = (COMPLIANCE_SUITE,),
-          **options: Any) -> Report:
+def audit(
+    server: dict[str, Any], spec: str = "auto", suites: tuple[str, ...] = (COMPLIANCE_SUITE,), **options: Any
+) -> Report:
     config = parse_config({"server": server, "suites": list(suites), "timeoutMs": 5000, "specVersion": spec})
     return run_audit(config, RunOptions(suites=suites, compliance=ComplianceOptions(**options)))
 
@@ -91,8 +96,11 @@ def test_correct_modern_server_gets_no_false_verdicts(transport: str) -> None:
     report = audit(server_for(transport, MODERN), suites=(*HOOK_SUITES, COMPLIANCE_SUITE))
     wrong = {r.id: r.details for r in report.results if r.id and r.status in ("fail", "warn", "indeterminate")}
     assert wrong == {}
-    assert (report.era, report.spec_version, report.server.protocol_version) == ("stateless", "2026-07-28",
-                                                                                 "2026-07-28")
+    assert (report.era, report.spec_version, report.server.protocol_version) == (
+        "stateless",
+        "2026-07-28",
+        "2026-07-28",
+    )
     assert report.detection == "server/discover answered with supportedVersions [2026-07-28]"
     assert report.grade == "A"
     assert report.server.server_info == {"name": "stateless-fixture", "version": "1.0"}
@@ -140,8 +148,9 @@ def test_case_sensitive_headers_fail() -> None:
 def test_a_listen_stream_of_keepalives_alone_fails_within_the_timeout() -> None:
     server = server_for("http", MODERN, "--defect", "http-listen-keepalive-only")
     audited: list[Report] = []
-    worker = threading.Thread(target=lambda: audited.append(audit(server, only=["lifecycle-subscriptions-listen"])),
-                              daemon=True)
+    worker = threading.Thread(
+        target=lambda: audited.append(audit(server, only=["lifecycle-subscriptions-listen"])), daemon=True
+    )
     worker.start()
     worker.join(timeout=30)  # the check waits at most its 5 s timeout, keep-alives or not
     assert not worker.is_alive(), "the audit is still waiting on the keep-alive stream"
@@ -150,19 +159,22 @@ def test_a_listen_stream_of_keepalives_alone_fails_within_the_timeout() -> None:
 
 @pytest.mark.http
 def test_a_bodiless_4xx_to_listen_is_a_rejection() -> None:
-    report = audit(server_for("http", MODERN, "--defect", "http-listen-reject-bodiless"),
-                   only=["lifecycle-subscriptions-listen"])
+    report = audit(
+        server_for("http", MODERN, "--defect", "http-listen-reject-bodiless"), only=["lifecycle-subscriptions-listen"]
+    )
     status, details = next((r.status, r.details) for r in report.results if r.id == "lifecycle-subscriptions-listen")
     assert (status, details) == ("pass", "not supported: rejected (HTTP 400, no answer)")
 
 
-@pytest.mark.parametrize(("transport", "expected"), [("stdio", "pass"),
-                                                     pytest.param("http", "fail", marks=pytest.mark.http)])
+@pytest.mark.parametrize(
+    ("transport", "expected"), [("stdio", "pass"), pytest.param("http", "fail", marks=pytest.mark.http)]
+)
 def test_only_the_acknowledgement_or_the_answer_opens_the_listen_stream(transport: str, expected: str) -> None:
     """On stdio any notification may come between the request and its acknowledgement; on the HTTP listen
     stream the first message is the stream's own."""
-    report = audit(server_for(transport, MODERN, "--defect", "listen-notice-first"),
-                   only=["lifecycle-subscriptions-listen"])
+    report = audit(
+        server_for(transport, MODERN, "--defect", "listen-notice-first"), only=["lifecycle-subscriptions-listen"]
+    )
     assert statuses(report) == {"lifecycle-subscriptions-listen": expected}
 
 
@@ -170,21 +182,28 @@ def test_a_hung_server_is_named_by_the_liveness_request_actually_sent() -> None:
     report = audit(server_for("stdio", MODERN, "--defect", "hang-on-unknown-resource"), only=["resources-not-found"])
     status, details = next((r.status, r.details) for r in report.results if r.id == "resources-not-found")
     assert status == "fail"
-    assert details.endswith("the server hung under this check: a request timed out and a server/discover got no "
-                            "answer either")
+    assert details.endswith(
+        "the server hung under this check: a request timed out and a server/discover got no answer either"
+    )
 
 
 @pytest.mark.parametrize("transport", ["stdio", pytest.param("http", marks=pytest.mark.http)])
 def test_a_tool_with_a_non_ascii_name_is_called(transport: str) -> None:
     report = audit(server_for(transport, MODERN, "--defect", "non-ascii-tool-name"), only=["tools-call"])
     assert [(r.status, r.details) for r in report.results if r.id == "tools-call"] == [
-        ("pass", "écho returned 1 content item(s)")]
+        ("pass", "écho returned 1 content item(s)")
+    ]
 
 
 def test_a_server_that_rejects_everything_is_not_credited_for_rejections() -> None:
     report = audit(server_for("stdio", MODERN, "--defect", "no-discover"), spec="2026-07-28")
-    for check in ("lifecycle-discover", "lifecycle-meta-required", "lifecycle-meta-protocol-version-required",
-                  "lifecycle-meta-client-capabilities-required", "lifecycle-version-unsupported"):
+    for check in (
+        "lifecycle-discover",
+        "lifecycle-meta-required",
+        "lifecycle-meta-protocol-version-required",
+        "lifecycle-meta-client-capabilities-required",
+        "lifecycle-version-unsupported",
+    ):
         status, details = next((r.status, r.details) for r in report.results if r.id == check)
         assert status == "fail", (check, details)
     assert "not evaluable" in next(r.details for r in report.results if r.id == "lifecycle-meta-required")
@@ -214,33 +233,47 @@ def test_dual_era_server_is_graded_modern_with_a_warning(transport: str) -> None
 def test_an_http_probe_that_times_out_is_sent_once_more() -> None:
     server = server_for("http", MODERN, "--defect", "http-slow-first-discover")
     config = parse_config({"server": server, "suites": [COMPLIANCE_SUITE], "timeoutMs": 2000})
-    report = run_audit(config, RunOptions(suites=(COMPLIANCE_SUITE,),
-                                          compliance=ComplianceOptions(only=["lifecycle-discover"])))
-    assert (report.era, report.detection) == ("stateless", "server/discover answered with supportedVersions "
-                                                           "[2026-07-28]")
+    report = run_audit(
+        config, RunOptions(suites=(COMPLIANCE_SUITE,), compliance=ComplianceOptions(only=["lifecycle-discover"]))
+    )
+    assert (report.era, report.detection) == (
+        "stateless",
+        "server/discover answered with supportedVersions [2026-07-28]",
+    )
     assert statuses(report) == {"lifecycle-discover": "pass"}
 
 
 @pytest.mark.http
 def test_the_setup_discover_is_sent_once_more_after_a_429() -> None:
-    report = audit(server_for("http", MODERN, "--defect", "http-429-second-discover"),
-                   only=["lifecycle-discover", "transport-post", "lifecycle-meta-required"])
+    report = audit(
+        server_for("http", MODERN, "--defect", "http-429-second-discover"),
+        only=["lifecycle-discover", "transport-post", "lifecycle-meta-required"],
+    )
     assert report.era == "stateless"
-    assert statuses(report) == {"lifecycle-discover": "pass", "transport-post": "pass",
-                                "lifecycle-meta-required": "pass"}
+    assert statuses(report) == {
+        "lifecycle-discover": "pass",
+        "transport-post": "pass",
+        "lifecycle-meta-required": "pass",
+    }
 
 
 @pytest.mark.parametrize("revision", ["2025-03-26", "2025-11-25"])
 def test_pinning_a_handshake_revision_offers_exactly_it(revision: str) -> None:
     report = audit(server_for("stdio", DUAL), spec=revision, only=["lifecycle-init", "lifecycle-proto-version"])
-    assert (report.era, report.spec_version, report.detection) == ("handshake", revision,
-                                                                   f"pinned with --spec-version {revision}")
+    assert (report.era, report.spec_version, report.detection) == (
+        "handshake",
+        revision,
+        f"pinned with --spec-version {revision}",
+    )
     assert set(statuses(report).values()) == {"pass"}
 
 
 def test_pinning_the_stateless_revision_grades_a_handshake_era_server_as_not_evaluable() -> None:
-    report = audit(server_for("stdio", LEGACY), spec="2026-07-28",
-                   only=["lifecycle-discover", "lifecycle-meta-required", "lifecycle-dual-era"])
+    report = audit(
+        server_for("stdio", LEGACY),
+        spec="2026-07-28",
+        only=["lifecycle-discover", "lifecycle-meta-required", "lifecycle-dual-era"],
+    )
     assert report.spec_version == "2026-07-28"
     assert statuses(report)["lifecycle-discover"] == "fail"
     assert "not evaluable" in next(r.details for r in report.results if r.id == "lifecycle-meta-required")
@@ -292,28 +325,42 @@ def test_spec_version_in_the_config_is_validated() -> None:
 
 # --- the catalog against the seed ----------------------------------------------------------------------
 def test_the_2026_catalog_keeps_the_seed_ids_categories_and_required_flags() -> None:
-    seed = [line.split() for line in SEED_CATALOG.read_text(encoding="utf-8").splitlines()
-            if line.strip() and not line.startswith("#")]
+    seed = [
+        line.split()
+        for line in SEED_CATALOG.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     assert len(seed) == 103
     catalog = {c.id: c for c in CHECKS.values() if "2026-07-28" in c.revisions}
-    found = {check_id: (catalog[check_id].category.value, catalog[check_id].required_for("2026-07-28"))
-             for check_id, _, _ in seed if check_id in catalog}
+    found = {
+        check_id: (catalog[check_id].category.value, catalog[check_id].required_for("2026-07-28"))
+        for check_id, _, _ in seed
+        if check_id in catalog
+    }
     assert found == {check_id: (category, required == "required") for check_id, category, required in seed}
     extras = sorted(set(catalog) - {row[0] for row in seed})  # hookconf's own (mcp-lighthouse) checks
-    assert all(catalog[e].lighthouse or not catalog[e].graded or e in LIGHTHOUSE_EXTRAS | SPEC_EXTRAS
-               for e in extras), extras
+    assert all(
+        catalog[e].lighthouse or not catalog[e].graded or e in LIGHTHOUSE_EXTRAS | SPEC_EXTRAS for e in extras
+    ), extras
 
 
 SPEC_EXTRAS = {"lifecycle-logging-capability"}  # a MUST of every revision that neither seed checks
-LIGHTHOUSE_EXTRAS = {"tools-name-format", "error-response-format", "tools-call-missing-args", "tools-unique-names",
-                     "tools-list-time"}
+LIGHTHOUSE_EXTRAS = {
+    "tools-name-format",
+    "error-response-format",
+    "tools-call-missing-args",
+    "tools-unique-names",
+    "tools-list-time",
+}
 
 
 def test_a_discover_answered_after_the_probe_ping_still_selects_the_modern_era() -> None:
     # A server that handles requests concurrently can answer the probe's ping before a slow server/discover;
     # its refusal of the initialize that follows must not end the audit: the late answer decides.
-    report = audit(server_for("stdio", MODERN, "--defect", "late-first-discover", "--defect", "serve-ping"),
-                   only=["lifecycle-discover", "tools-list"])
+    report = audit(
+        server_for("stdio", MODERN, "--defect", "late-first-discover", "--defect", "serve-ping"),
+        only=["lifecycle-discover", "tools-list"],
+    )
     assert (report.era, report.spec_version) == ("stateless", "2026-07-28")
     assert statuses(report) == {"lifecycle-discover": "pass", "tools-list": "pass"}
     assert report.detection is not None

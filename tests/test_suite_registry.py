@@ -15,10 +15,12 @@ from hookconf.checks.registry import hook_suite, seal_suites
 
 def load_checks_with_declared(declared: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
     """Import hookconf.checks in a fresh interpreter whose HOOK_SUITES is `declared`."""
-    probe = ("import hookconf\n"
-             f"hookconf.HOOK_SUITES = {declared!r}\n"
-             "import hookconf.checks\n"
-             "print('LOADED', list(hookconf.checks.SUITES))")
+    probe = (
+        "import hookconf\n"
+        f"hookconf.HOOK_SUITES = {declared!r}\n"
+        "import hookconf.checks\n"
+        "print('LOADED', list(hookconf.checks.SUITES))"
+    )
     return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False)
 
 

@@ -48,8 +48,10 @@ def test_errors_and_timeouts_normalize_to_distinct_values() -> None:
     assert normalized_output(error)["error"]["code"] == -32602
 
 
-@pytest.mark.parametrize("stamp", ["2026-12-03T06:02:39Z", "2026-12-03T06:02:39.123456+00:00",
-                                   "2026-12-03 06:02:39", "2026-12-03T06:02:39.5-05:00"])
+@pytest.mark.parametrize(
+    "stamp",
+    ["2026-12-03T06:02:39Z", "2026-12-03T06:02:39.123456+00:00", "2026-12-03 06:02:39", "2026-12-03T06:02:39.5-05:00"],
+)
 def test_iso_timestamps_are_masked(stamp: str) -> None:
     assert mask({"at": f"seen {stamp} ok"}, ISO_TIMESTAMP, TIMESTAMP_MASK) == {"at": f"seen {TIMESTAMP_MASK} ok"}
 
@@ -118,11 +120,21 @@ def results(*statuses: tuple[str, Status]) -> list[SuiteResult]:
 
 
 def test_tool_score_weights_follow_the_seed() -> None:
-    all_pass = results(("idempotency", Status.PASS), ("side-effects", Status.PASS), ("latency", Status.PASS),
-                       ("determinism", Status.PASS), ("dsgvo", Status.PASS))
+    all_pass = results(
+        ("idempotency", Status.PASS),
+        ("side-effects", Status.PASS),
+        ("latency", Status.PASS),
+        ("determinism", Status.PASS),
+        ("dsgvo", Status.PASS),
+    )
     assert tool_score(all_pass) == 100
-    mixed = results(("idempotency", Status.FAIL), ("side-effects", Status.INDETERMINATE),
-                    ("latency", Status.WARN), ("determinism", Status.PASS), ("dsgvo", Status.PASS))
+    mixed = results(
+        ("idempotency", Status.FAIL),
+        ("side-effects", Status.INDETERMINATE),
+        ("latency", Status.WARN),
+        ("determinism", Status.PASS),
+        ("dsgvo", Status.PASS),
+    )
     # (30*0 + 25*50 + 20*60 + 15*100 + 10*100) / 100
     assert tool_score(mixed) == 49.5
 
@@ -138,59 +150,102 @@ def test_server_score_is_the_mean_of_tool_scores() -> None:
     assert server_score([None]) is None
 
 
-@pytest.mark.parametrize("text", [
-    "Error searching libraries: TypeError: fetch failed",
-    "connect ECONNREFUSED 127.0.0.1:5432",
-    "getaddrinfo ENOTFOUND api.example.com",
-    "HTTPSConnectionPool(host='api.x.io', port=443): Max retries exceeded with url: /v1",
-    "[Errno -3] Temporary failure in name resolution",
-    "database unavailable: ConnectionRefusedError: [Errno 111] Connection refused",
-    "dial tcp: lookup api.example.com on 127.0.0.53:53: no such host",
-    "java.net.UnknownHostException: api.example.com",
-    "Cannot connect to host api.example.com:443 ssl:default [Name or service not known]",
-    "ConnectTimeoutError: Connect Timeout Error (attempted address: api.example.com:443) UND_ERR_CONNECT_TIMEOUT",
-    "HTTPSConnectionPool(host='api.example.com', port=443): Read timed out. (read timeout=10)",
-    "AxiosError: timeout of 10000ms exceeded",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Error searching libraries: TypeError: fetch failed",
+        "connect ECONNREFUSED 127.0.0.1:5432",
+        "getaddrinfo ENOTFOUND api.example.com",
+        "HTTPSConnectionPool(host='api.x.io', port=443): Max retries exceeded with url: /v1",
+        "[Errno -3] Temporary failure in name resolution",
+        "database unavailable: ConnectionRefusedError: [Errno 111] Connection refused",
+        "dial tcp: lookup api.example.com on 127.0.0.53:53: no such host",
+        "java.net.UnknownHostException: api.example.com",
+        "Cannot connect to host api.example.com:443 ssl:default [Name or service not known]",
+        "ConnectTimeoutError: Connect Timeout Error (attempted address: api.example.com:443) UND_ERR_CONNECT_TIMEOUT",
+        "HTTPSConnectionPool(host='api.example.com', port=443): Read timed out. (read timeout=10)",
+        "AxiosError: timeout of 10000ms exceeded",
+    ],
+)
 def test_an_error_naming_an_unreachable_backend_is_recognised(text: str) -> None:
     assert unreachable_backend(text) is not None
 
 
-@pytest.mark.parametrize("text", [
-    "Unknown tool: frobnicate", "Invalid arguments: 'path' is required", "hello from hookconf",
-    "Connection established with 3 entities", "Refused: the path is outside the allowed directories",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Unknown tool: frobnicate",
+        "Invalid arguments: 'path' is required",
+        "hello from hookconf",
+        "Connection established with 3 entities",
+        "Refused: the path is outside the allowed directories",
+    ],
+)
 def test_ordinary_errors_and_outputs_do_not_name_a_backend(text: str) -> None:
     assert unreachable_backend(text) is None
 
 
 # Answers as recorded from real servers and the compliance fixture.
-@pytest.mark.parametrize(("response", "text"), [
-    ({"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "ok"}]}}, None),
-    ({"jsonrpc": "2.0", "id": 3, "result": {"content": [], "isError": False}}, None),
-    (None, "no answer"),
-    ({"jsonrpc": "2.0", "id": 4, "error": {"code": -32603, "message": "connect ECONNREFUSED 127.0.0.1:5432"}},
-     "error -32603: connect ECONNREFUSED 127.0.0.1:5432"),
-    ({"jsonrpc": "2.0", "id": 5, "error": {"code": -32602, "message": "Invalid params", "data": {"field": "q"}}},
-     'error -32602: Invalid params ({"field": "q"})'),
-    ({"jsonrpc": "2.0", "id": 6, "result": {"isError": True, "content": [
-        {"type": "text", "text": "Error searching libraries:"}, {"type": "text", "text": "TypeError: fetch failed"}]}},
-     "isError: Error searching libraries: TypeError: fetch failed"),
-])
+@pytest.mark.parametrize(
+    ("response", "text"),
+    [
+        ({"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "ok"}]}}, None),
+        ({"jsonrpc": "2.0", "id": 3, "result": {"content": [], "isError": False}}, None),
+        (None, "no answer"),
+        (
+            {"jsonrpc": "2.0", "id": 4, "error": {"code": -32603, "message": "connect ECONNREFUSED 127.0.0.1:5432"}},
+            "error -32603: connect ECONNREFUSED 127.0.0.1:5432",
+        ),
+        (
+            {"jsonrpc": "2.0", "id": 5, "error": {"code": -32602, "message": "Invalid params", "data": {"field": "q"}}},
+            'error -32602: Invalid params ({"field": "q"})',
+        ),
+        (
+            {
+                "jsonrpc": "2.0",
+                "id": 6,
+                "result": {
+                    "isError": True,
+                    "content": [
+                        {"type": "text", "text": "Error searching libraries:"},
+                        {"type": "text", "text": "TypeError: fetch failed"},
+                    ],
+                },
+            },
+            "isError: Error searching libraries: TypeError: fetch failed",
+        ),
+    ],
+)
 def test_failure_text_says_why_an_answer_is_no_success(response: object, text: str | None) -> None:
     assert failure_text(response) == text
 
 
 def test_a_backend_failure_is_recognised_in_both_shapes_of_a_failed_call() -> None:
     as_error = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "getaddrinfo ENOTFOUND api.x.io"}}
-    as_tool_result = {"jsonrpc": "2.0", "id": 2, "result": {"isError": True, "content": [
-        {"type": "text", "text": "request to https://api.x.io failed, reason: connect ECONNREFUSED 10.0.0.1:443"}]}}
+    as_tool_result = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "result": {
+            "isError": True,
+            "content": [
+                {
+                    "type": "text",
+                    "text": "request to https://api.x.io failed, reason: connect ECONNREFUSED 10.0.0.1:443",
+                }
+            ],
+        },
+    }
     assert backend_failure(as_error) == "error -32603: getaddrinfo ENOTFOUND api.x.io"
     assert backend_failure(as_tool_result) == (
-        "isError: request to https://api.x.io failed, reason: connect ECONNREFUSED 10.0.0.1:443")
+        "isError: request to https://api.x.io failed, reason: connect ECONNREFUSED 10.0.0.1:443"
+    )
     assert backend_failure({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "Unknown tool: x"}}) is None
-    assert backend_failure({"jsonrpc": "2.0", "id": 4, "result": {"content": [
-        {"type": "text", "text": "connect ECONNREFUSED"}]}}) is None  # a successful result, whatever it says
+    assert (
+        backend_failure(
+            {"jsonrpc": "2.0", "id": 4, "result": {"content": [{"type": "text", "text": "connect ECONNREFUSED"}]}}
+        )
+        is None
+    )  # a successful result, whatever it says
 
 
 def test_not_evaluable_is_indeterminate_and_names_the_failure_without_the_input() -> None:

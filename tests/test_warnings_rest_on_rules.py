@@ -31,8 +31,11 @@ def _source(check: ComplianceCheck) -> str:
     """The check's function and the helpers of its module that it calls."""
     run = inspect.unwrap(check.run)
     module = inspect.getmodule(run)
-    helpers = [helper for name in run.__code__.co_names
-               if inspect.isfunction(helper := getattr(module, name, None)) and helper.__module__ == run.__module__]
+    helpers = [
+        helper
+        for name in run.__code__.co_names
+        if inspect.isfunction(helper := getattr(module, name, None)) and helper.__module__ == run.__module__
+    ]
     return "".join(inspect.getsource(function) for function in (run, *helpers))
 
 
@@ -48,8 +51,9 @@ def test_every_check_that_warns_cites_a_rule_and_every_one_that_advises_says_why
 
 def test_the_document_lists_every_check_that_warns_or_advises() -> None:
     rows = {match["id"]: match["verdict"] for match in DOC_ROW.finditer(DOC.read_text(encoding="utf-8"))}
-    catalog = {check.id: "warning" if check.should else "advice" for check in CHECKS.values()
-               if check.should or check.advice}
+    catalog = {
+        check.id: "warning" if check.should else "advice" for check in CHECKS.values() if check.should or check.advice
+    }
     assert rows == catalog
 
 
@@ -60,12 +64,14 @@ def test_a_warning_without_a_rule_is_recorded_as_advice_and_one_with_a_rule_quot
     rule = Rule("Servers SHOULD be tidy.", "MCP basic#tidiness")
     try:
         compliance_check("test-warns-without-rule", Category.LIFECYCLE, "t", spec="basic", why="w", fix="f")(warns)
-        compliance_check("test-warns-with-rule", Category.LIFECYCLE, "t", spec="basic", why="w", fix="f",
-                         should=rule)(warns)
+        compliance_check("test-warns-with-rule", Category.LIFECYCLE, "t", spec="basic", why="w", fix="f", should=rule)(
+            warns
+        )
         ctx = cast(ComplianceContext, None)
         assert CHECKS["test-warns-without-rule"].run(ctx) == Outcome(Status.ADVICE, "something odd")
         assert CHECKS["test-warns-with-rule"].run(ctx) == Outcome(
-            Status.WARN, 'something odd; the spec: "Servers SHOULD be tidy." (MCP basic#tidiness)')
+            Status.WARN, 'something odd; the spec: "Servers SHOULD be tidy." (MCP basic#tidiness)'
+        )
     finally:
         CHECKS.pop("test-warns-without-rule", None)
         CHECKS.pop("test-warns-with-rule", None)
@@ -88,8 +94,19 @@ def test_verdicts_on_recorded_tool_lists() -> None:
 
 
 def _entry(check_id: str, status: Status, required: bool) -> ResultEntry:
-    return ResultEntry(suite="compliance", tool=SERVER_SCOPE, status=status, code=None, title=None, details="",
-                       durationMs=0.0, id=check_id, category="lifecycle", required=required, graded=True)
+    return ResultEntry(
+        suite="compliance",
+        tool=SERVER_SCOPE,
+        status=status,
+        code=None,
+        title=None,
+        details="",
+        durationMs=0.0,
+        id=check_id,
+        category="lifecycle",
+        required=required,
+        graded=True,
+    )
 
 
 @pytest.mark.parametrize("required", [True, False])
@@ -97,22 +114,50 @@ def test_advice_leaves_the_grade_where_a_pass_would(required: bool) -> None:
     others = [_entry("a", Status.FAIL, True), _entry("b", Status.PASS, True), _entry("c", Status.FAIL, False)]
     with_pass = grade([*others, _entry("x", Status.PASS, required)], "2025-11-25", lighthouse_profile=True)
     with_advice = grade([*others, _entry("x", Status.ADVICE, required)], "2025-11-25", lighthouse_profile=True)
-    assert (with_advice.grade, with_advice.score, with_advice.required_failed) == \
-        (with_pass.grade, with_pass.score, with_pass.required_failed)
+    assert (with_advice.grade, with_advice.score, with_advice.required_failed) == (
+        with_pass.grade,
+        with_pass.score,
+        with_pass.required_failed,
+    )
     (category,) = with_advice.categories
     assert (category.score, category.failed, category.warned, category.advice) == (
-        with_pass.categories[0].score, 2, 0, 1)
+        with_pass.categories[0].score,
+        2,
+        0,
+        1,
+    )
 
 
 def _stored(version: str, status: str) -> StoredAudit:
     def entry(check_id: str, verdict: str) -> dict[str, Any]:
-        return {"suite": "compliance", "tool": SERVER_SCOPE, "status": verdict, "code": None, "title": "t",
-                "details": "", "durationMs": 0.0, "id": check_id, "category": "schema", "required": False}
+        return {
+            "suite": "compliance",
+            "tool": SERVER_SCOPE,
+            "status": verdict,
+            "code": None,
+            "title": "t",
+            "details": "",
+            "durationMs": 0.0,
+            "id": check_id,
+            "category": "schema",
+            "required": False,
+        }
 
     results = [entry("tools-title-field", status), entry("tools-schema", "pass")]
     report = {"score": None, "grade": "A", "complianceScore": 100.0, "specVersion": "2025-11-25", "results": results}
-    return StoredAudit(id=1, fleet="f", server="s", version=version, source="pypi", hookconf_version="0",
-                       outcome=AUDITED, message=None, started_at="", duration_s=1.0, report=report)
+    return StoredAudit(
+        id=1,
+        fleet="f",
+        server="s",
+        version=version,
+        source="pypi",
+        hookconf_version="0",
+        outcome=AUDITED,
+        message=None,
+        started_at="",
+        duration_s=1.0,
+        report=report,
+    )
 
 
 def test_fleet_tables_count_advice_as_no_problem() -> None:

@@ -107,8 +107,9 @@ def test_a_malformed_result_becomes_a_finding_not_a_crash() -> None:
     from hookconf.config import parse_config
     from hookconf.runner import RunOptions, run_audit
 
-    config = parse_config({"server": stdio_server("raw_server.py", "--malformed"),
-                           "probes": [{"name": "alpha", "args": {"q": "abc"}}]})
+    config = parse_config(
+        {"server": stdio_server("raw_server.py", "--malformed"), "probes": [{"name": "alpha", "args": {"q": "abc"}}]}
+    )
     report = run_audit(config, RunOptions(suites=("idempotency",), tool="alpha"))
     wire = [r for r in report.results if r.code == "WIRE-001"]
     assert len(wire) == 1, wire  # three identical violations (tries 3), reported once with a count
@@ -119,12 +120,15 @@ def test_a_malformed_result_becomes_a_finding_not_a_crash() -> None:
     assert len(report.schema_violations) == 3
 
 
-@pytest.mark.parametrize(("name", "sent"), [
-    ("echo", "echo"),
-    ("fixture://docs/intro", "fixture://docs/intro"),
-    ("écho", "=?base64?w6ljaG8=?="),
-    (" echo", "=?base64?IGVjaG8=?="),  # edge whitespace would not survive the header
-    ("=?base64?ZWNobw==?=", "=?base64?PT9iYXNlNjQ/WldOb2J3PT0/PQ==?="),  # looks encoded: encoded again
-])
+@pytest.mark.parametrize(
+    ("name", "sent"),
+    [
+        ("echo", "echo"),
+        ("fixture://docs/intro", "fixture://docs/intro"),
+        ("écho", "=?base64?w6ljaG8=?="),
+        (" echo", "=?base64?IGVjaG8=?="),  # edge whitespace would not survive the header
+        ("=?base64?ZWNobw==?=", "=?base64?PT9iYXNlNjQ/WldOb2J3PT0/PQ==?="),  # looks encoded: encoded again
+    ],
+)
 def test_mcp_name_is_sent_verbatim_only_when_it_survives_a_header(name: str, sent: str) -> None:
     assert header_value(name) == sent

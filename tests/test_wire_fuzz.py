@@ -29,8 +29,22 @@ WIRE_ITERATIONS = 20_000
 NEGOTIATION_ITERATIONS = 1500
 TIME_BUDGET_S = 20.0  # a few seconds here; the budget leaves room for a loaded CI machine
 ODD_IDS: tuple[Any, ...] = (1, 2, 3, "a", "1", None, True, 1.0, -1, 10**30, [1], {"id": 1}, "\ud800", "")
-ODD_VALUES: tuple[Any, ...] = (None, True, 0, -1.5, "", "x", [], {}, [[]], {"a": {}}, "2025-11-25", "\ud800",
-                                10**40, "9999-99-99")
+ODD_VALUES: tuple[Any, ...] = (
+    None,
+    True,
+    0,
+    -1.5,
+    "",
+    "x",
+    [],
+    {},
+    [[]],
+    {"a": {}},
+    "2025-11-25",
+    "\ud800",
+    10**40,
+    "9999-99-99",
+)
 
 
 # --- frames ------------------------------------------------------------------------------------------------
@@ -42,14 +56,20 @@ def odd_message(rng: random.Random) -> Any:
     if kind == 1:
         return {"jsonrpc": "2.0", "id": request_id, "error": rng.choice([*ODD_VALUES, {"code": -32601}])}
     if kind == 2:
-        return {"jsonrpc": rng.choice(["2.0", "1.0", None]), "method": rng.choice(["ping", "notifications/x", 7]),
-                "id": request_id}
+        return {
+            "jsonrpc": rng.choice(["2.0", "1.0", None]),
+            "method": rng.choice(["ping", "notifications/x", 7]),
+            "id": request_id,
+        }
     if kind == 3:
         return [odd_message(rng) for _ in range(rng.randrange(4))]
     if kind == 4:
         return rng.choice(ODD_VALUES)
-    return {"jsonrpc": "2.0", "method": rng.choice(["notifications/message", "ping", None]),
-            "params": rng.choice(ODD_VALUES)}
+    return {
+        "jsonrpc": "2.0",
+        "method": rng.choice(["notifications/message", "ping", None]),
+        "params": rng.choice(ODD_VALUES),
+    }
 
 
 def nested(rng: random.Random) -> bytes:
@@ -157,9 +177,14 @@ def scripted_answers(rng: random.Random) -> Callable[[Incoming], Sequence[Reply]
             return [Reply(random_frame(rng).decode("utf-8", "replace"))]
         result: Any = rng.choice(ODD_VALUES)
         if choice in (2, 3):
-            result = {"protocolVersion": rng.choice(ODD_VALUES), "capabilities": rng.choice(ODD_VALUES),
-                      "serverInfo": rng.choice(ODD_VALUES), "instructions": rng.choice(ODD_VALUES),
-                      "tools": rng.choice([*ODD_VALUES, [{"name": "t"}, 3]]), "nextCursor": rng.choice(ODD_VALUES)}
+            result = {
+                "protocolVersion": rng.choice(ODD_VALUES),
+                "capabilities": rng.choice(ODD_VALUES),
+                "serverInfo": rng.choice(ODD_VALUES),
+                "instructions": rng.choice(ODD_VALUES),
+                "tools": rng.choice([*ODD_VALUES, [{"name": "t"}, 3]]),
+                "nextCursor": rng.choice(ODD_VALUES),
+            }
         answer_id = request_id if choice != 4 else rng.choice(ODD_IDS)
         return [Reply({"jsonrpc": "2.0", "id": answer_id, "result": result})]
 
@@ -216,9 +241,10 @@ def test_a_response_to_no_request_answers_the_oldest_waiting_and_is_recorded() -
     assert first.result()["result"] == {"n": 1}
     assert second.result()["result"] == {"n": 2}
     details = [f.detail for f in transport.recording.faults("id-match")]
-    assert details == ["a response carried the id true, which matches no request; taken as the answer to "
-                       "request 8 (ping)", "a response carried the id [9], which matches no request; taken as "
-                       "the answer to request 9 (ping)"]
+    assert details == [
+        "a response carried the id true, which matches no request; taken as the answer to request 8 (ping)",
+        "a response carried the id [9], which matches no request; taken as the answer to request 9 (ping)",
+    ]
 
 
 def test_an_unreadable_answer_to_a_raw_line_is_silence_from_a_server_that_still_serves() -> None:

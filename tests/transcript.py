@@ -40,10 +40,15 @@ TIMEOUT_MS = 300  # a scripted server answers at once: silence is known after th
 SERVER_INFO = {"name": "transcript-server", "version": "1.0.0"}
 
 
-def tool(name: str, description: str = "Reads a value.", read_only: bool = True,
-         properties: JsonObject | None = None) -> JsonObject:
-    return {"name": name, "description": description, "inputSchema": {"type": "object", "properties": properties or {}},
-            "annotations": {"readOnlyHint": read_only}}
+def tool(
+    name: str, description: str = "Reads a value.", read_only: bool = True, properties: JsonObject | None = None
+) -> JsonObject:
+    return {
+        "name": name,
+        "description": description,
+        "inputSchema": {"type": "object", "properties": properties or {}},
+        "annotations": {"readOnlyHint": read_only},
+    }
 
 
 def text(value: str, is_error: bool = False) -> JsonObject:
@@ -68,22 +73,32 @@ DEFAULT_TOOLS = (tool("read_value"),)
 def good_server(tools: Sequence[JsonObject] = DEFAULT_TOOLS) -> Script:
     """A conformant handshake-era server with these tools, each answering "ok"; an unknown tool is -32602."""
     calls: dict[RuleKey, Answer] = {when("tools/call", name=t["name"]): result(text("ok")) for t in tools}
-    return Script({
-        "initialize": initialize({"tools": {"listChanged": False}}),
-        "ping": result({}),
-        "tools/list": result({"tools": list(tools)}),
-        **calls,
-        "tools/call": lambda incoming: [Reply({"jsonrpc": "2.0", "id": incoming.id, "error": {
-            "code": -32602, "message": f"Unknown tool: {incoming.params.get('name')}"}})],
-    })
+    return Script(
+        {
+            "initialize": initialize({"tools": {"listChanged": False}}),
+            "ping": result({}),
+            "tools/list": result({"tools": list(tools)}),
+            **calls,
+            "tools/call": lambda incoming: [
+                Reply(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": incoming.id,
+                        "error": {"code": -32602, "message": f"Unknown tool: {incoming.params.get('name')}"},
+                    }
+                )
+            ],
+        }
+    )
 
 
 def audit_config(**settings: Any) -> AuditConfig:
     return parse_config({"server": TRANSCRIPT_SERVER, "timeoutMs": TIMEOUT_MS, **settings})
 
 
-def transcript_session(server: ScriptedServer, config: AuditConfig,
-                       revision: str = LATEST_HANDSHAKE_REVISION) -> McpSession:
+def transcript_session(
+    server: ScriptedServer, config: AuditConfig, revision: str = LATEST_HANDSHAKE_REVISION
+) -> McpSession:
     """An McpSession over the scripted server, initialized (or, for 2026-07-28, discovered) as an audit does."""
     session = McpSession(transport=TranscriptTransport(server), timeout_s=config.timeout_ms / 1000, process=None)
     session.connect_as(revision)
@@ -109,22 +124,30 @@ class TranscriptContext(ComplianceContext):
         return super().take_spare() or self.new_session()  # the runner's restart: never a process
 
 
-def compliance_context(server: ScriptedServer, revision: str = LATEST_HANDSHAKE_REVISION,
-                       **settings: Any) -> TranscriptContext:
+def compliance_context(
+    server: ScriptedServer, revision: str = LATEST_HANDSHAKE_REVISION, **settings: Any
+) -> TranscriptContext:
     config = audit_config(**settings)
-    return TranscriptContext(config, transcript_session(server, config, revision), revision,
-                             auth_configured=False, server=server)
+    return TranscriptContext(
+        config, transcript_session(server, config, revision), revision, auth_configured=False, server=server
+    )
 
 
-def judge(server: ScriptedServer, *check_ids: str, revision: str = LATEST_HANDSHAKE_REVISION,
-          **settings: Any) -> dict[str, ResultEntry]:
+def judge(
+    server: ScriptedServer, *check_ids: str, revision: str = LATEST_HANDSHAKE_REVISION, **settings: Any
+) -> dict[str, ResultEntry]:
     """The report entries of these compliance checks against the scripted server, run as an audit runs them:
     after the handshake and a tools/list (which also gives the liveness wait its pace)."""
     ctx = compliance_context(server, revision, **settings)
     ctx.session.list_tools()
     options = ComplianceOptions(only=check_ids)
-    run = ComplianceRun(ctx=ctx, planned=planned_checks(options), options=options,
-                        compliance=grade([], revision, False), sessions=[ctx.session])
+    run = ComplianceRun(
+        ctx=ctx,
+        planned=planned_checks(options),
+        options=options,
+        compliance=grade([], revision, False),
+        sessions=[ctx.session],
+    )
     try:
         run_compliance(run)
     finally:

@@ -10,5 +10,15 @@ from hookconf.verdicts import Status
 
 seal_suites()
 
-__all__ = ["FINDINGS", "SUITES", "Finding", "Status", "SuiteResult", "determinism", "dsgvo",
-           "idempotency", "latency", "side_effects"]
+__all__ = [
+    "FINDINGS",
+    "SUITES",
+    "Finding",
+    "Status",
+    "SuiteResult",
+    "determinism",
+    "dsgvo",
+    "idempotency",
+    "latency",
+    "side_effects",
+]

@@ -44,5 +44,7 @@ def one_line(text: str, limit: int = MESSAGE_CHARS) -> str:
 
 def sandbox_note(message: str) -> str:
     """The reason an indeterminate verdict gives when a backend was out of reach."""
-    return (f"the server could not reach a backend ({message}); hookconf audits offline, so this says "
-            "nothing about the server itself")
+    return (
+        f"the server could not reach a backend ({message}); hookconf audits offline, so this says "
+        "nothing about the server itself"
+    )

@@ -20,8 +20,30 @@ from hookconf.session import CallOutcome
 from hookconf.wire.transport import JsonObject
 
 # "Error <action>ing ...": the actions a tool reports failing at (not "Error handling", not "Error rate").
-FAILED_ACTIONS = ("search", "fetch", "execut", "call", "process", "read", "writ", "load", "gett", "creat", "runn",
-                  "pars", "connect", "retriev", "query", "list", "send", "open", "sav", "updat", "delet", "invok")
+FAILED_ACTIONS = (
+    "search",
+    "fetch",
+    "execut",
+    "call",
+    "process",
+    "read",
+    "writ",
+    "load",
+    "gett",
+    "creat",
+    "runn",
+    "pars",
+    "connect",
+    "retriev",
+    "query",
+    "list",
+    "send",
+    "open",
+    "sav",
+    "updat",
+    "delet",
+    "invok",
+)
 ERROR_OPENING = re.compile(
     r"^\W{0,3}(?:"
     r"error(?:\s*[:!(\u2013\u2014]|\s+-\s|\s+\d{3}\b|\s*$|\s+(?:while|when|during|in|calling|occurred|"
@@ -37,8 +59,11 @@ FIRST_WORD = re.compile(r"[A-Za-z]{3,}")
 SHORT_ANSWER_CHARS = 300  # a backend named in a longer text is likelier part of real content
 # "Document hookconf.docx does not exist": the thing the call named is not there. Counted only in a short
 # answer that names an argument of the call, so a listing that says "No documents found" is never one.
-NOT_THERE = re.compile(r"\b(?:does not|doesn't|did not|do not) exist\b|\b(?:was |were |is |are )?not found\b"
-                       r"|\bcould not be found\b|\bcannot be found\b|\bno such\b", re.IGNORECASE)
+NOT_THERE = re.compile(
+    r"\b(?:does not|doesn't|did not|do not) exist\b|\b(?:was |were |is |are )?not found\b"
+    r"|\bcould not be found\b|\bcannot be found\b|\bno such\b",
+    re.IGNORECASE,
+)
 NOT_THERE_CHARS = 200
 MIN_ARGUMENT_CHARS = 3
 QUOTE_CHARS = 120
@@ -168,9 +193,11 @@ def undecidable(samples: Sequence[CallOutcome], arguments: JsonObject, calls: st
         return Undecidable(sandbox_note(backend), BACKEND_UNREACHABLE.code)
     disguised = [text for sample in samples if (text := disguised_error(sample, arguments)) is not None]
     if disguised:
-        return Undecidable(f"{len(disguised)} of {len(samples)} {calls} answered with an error while isError "
-                           f"is false ({disguised[0]}); an error is not the tool's output (see CALL-003)",
-                           CALL_FAILED.code)
+        return Undecidable(
+            f"{len(disguised)} of {len(samples)} {calls} answered with an error while isError "
+            f"is false ({disguised[0]}); an error is not the tool's output (see CALL-003)",
+            CALL_FAILED.code,
+        )
     if samples and all(sample.failed for sample in samples):
         return Undecidable(f"all {len(samples)} {calls} failed: {samples[0].describe_failure()}", CALL_FAILED.code)
     return None

@@ -40,8 +40,10 @@ def skip_reason(tool: JsonObject) -> str | None:
         return None
     if declares_destructive(tool):
         return "not called: annotated destructiveHint: true; allowDestructive opts it in"
-    return ("not called: not annotated readOnlyHint: true (it may write; destructiveHint: false only says it "
-            "does not destroy); allowDestructive opts it in")
+    return (
+        "not called: not annotated readOnlyHint: true (it may write; destructiveHint: false only says it "
+        "does not destroy); allowDestructive opts it in"
+    )
 
 
 def declares_destructive(tool: JsonObject) -> bool:
@@ -72,8 +74,11 @@ def series_cap_note(durations_ms: Sequence[float], cap_ms: float | None) -> str 
     total, slowest = sum(durations_ms), max(durations_ms)
     if total + slowest <= cap_ms:
         return None
-    took = (f"it took {total / 1000:.1f} s" if len(durations_ms) == 1
-            else f"they took {total / 1000:.1f} s, the slowest {slowest / 1000:.1f} s")
+    took = (
+        f"it took {total / 1000:.1f} s"
+        if len(durations_ms) == 1
+        else f"they took {total / 1000:.1f} s, the slowest {slowest / 1000:.1f} s"
+    )
     calls = "1 call" if len(durations_ms) == 1 else f"{len(durations_ms)} calls"
     return f"the series stopped after {calls}: {took}, and another would pass thresholds.seriesTimeMs ({cap_ms:g} ms)"
 
@@ -122,8 +127,9 @@ class ToolContext:
         while len(self._samples) < count and not self.hung and self.stopped is None:
             if decided is not None and decided(self._samples):
                 break
-            self.cap_note = series_cap_note([s.duration_ms for s in self._samples],
-                                            self.config.thresholds.series_cap_ms)
+            self.cap_note = series_cap_note(
+                [s.duration_ms for s in self._samples], self.config.thresholds.series_cap_ms
+            )
             if self.cap_note is not None:
                 break
             self._samples.append(self.call(self.name, self.arguments))
@@ -136,7 +142,7 @@ class ToolContext:
         return self.stop_note or self.cap_note
 
     def shortfall(self, samples: Sequence[CallOutcome], asked: int) -> str:
-        """"; " and why the series stopped, when `samples` are fewer than the `asked` calls; else ""."""
+        """ "; " and why the series stopped, when `samples` are fewer than the `asked` calls; else ""."""
         return f"; {self.stopped}" if len(samples) < asked and self.stopped is not None else ""
 
     def _slow_backend_failure(self) -> str | None:
@@ -145,8 +151,10 @@ class ToolContext:
         first = self._samples[0]
         if first.duration_ms < SLOW_BACKEND_FAILURE_MS or backend_failure([first], self.arguments) is None:
             return None
-        return (f"the series stopped after 1 call: it failed after {first.duration_ms / 1000:.1f} s on a backend "
-                "out of reach, and every further call would wait as long for the same failure")
+        return (
+            f"the series stopped after 1 call: it failed after {first.duration_ms / 1000:.1f} s on a backend "
+            "out of reach, and every further call would wait as long for the same failure"
+        )
 
     def _repeated_failure(self) -> str | None:
         if len(self._samples) != REPEATED_FAILURE_CALLS:
@@ -154,8 +162,10 @@ class ToolContext:
         first, second = (failure_signature(sample, self.arguments) for sample in self._samples)
         if first is None or first != second:
             return None
-        return (f"the series stopped after {REPEATED_FAILURE_CALLS} calls: both failed with the same error, "
-                "and more calls of it cannot show the tool's behaviour")
+        return (
+            f"the series stopped after {REPEATED_FAILURE_CALLS} calls: both failed with the same error, "
+            "and more calls of it cannot show the tool's behaviour"
+        )
 
     def uncompared(self, samples: Sequence[CallOutcome]) -> str | None:
         """Why the suites that compare calls cannot judge: the series stopped before a second call; else None."""
@@ -174,8 +184,9 @@ class ToolContext:
         """The suite's verdict on a tool that hung (CALL-002): it is not called again."""
         return result(suite, self.name, Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
 
-    def undecided(self, suite: str, samples: Sequence[CallOutcome], calls: str = "calls",
-                  compares: bool = True) -> SuiteResult | None:
+    def undecided(
+        self, suite: str, samples: Sequence[CallOutcome], calls: str = "calls", compares: bool = True
+    ) -> SuiteResult | None:
         """The verdict every suite that judges samples of the series gives before judging them, when they cannot
         show the tool's behaviour: the tool hung, the calls show nothing (see `unjudged`; `calls` names them in
         the verdict) or, for a suite that `compares` calls, one call alone; None when the suite can judge."""
@@ -187,8 +198,9 @@ class ToolContext:
             return result(suite, self.name, Status.INDETERMINATE, uncompared)
         return None
 
-    def compared_series(self, suite: str, compare: Callable[[ToolContext, list[CallOutcome]], SuiteResult]
-                        ) -> SuiteResult:
+    def compared_series(
+        self, suite: str, compare: Callable[[ToolContext, list[CallOutcome]], SuiteResult]
+    ) -> SuiteResult:
         """The verdict of a suite that compares config.tries identical calls: `undecided`'s when there is one,
         else `compare`'s over the calls, saying where the series stopped short of them."""
         samples = self.samples(self.config.tries)

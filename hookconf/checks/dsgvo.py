@@ -19,30 +19,73 @@ SUITE = "dsgvo"
 
 # German terms too: DSGVO is the German name of the GDPR and many descriptions are written in German.
 DELETION_TERMS = (
-    "delet", "remov", "eras", "purg", "retention", "retain", "permanent", "irreversib", "undo",
-    "recover", "backup", "kept for", "lösch", "aufbewahr", "unwiderruflich",
+    "delet",
+    "remov",
+    "eras",
+    "purg",
+    "retention",
+    "retain",
+    "permanent",
+    "irreversib",
+    "undo",
+    "recover",
+    "backup",
+    "kept for",
+    "lösch",
+    "aufbewahr",
+    "unwiderruflich",
 )
 DATA_FLOW_TERMS = (
-    "stor", "persist", "retain", "retention", "send", "transmit", "upload", "share",
-    "third-party", "third party", "network", "remote", "local", "log", "cache", "personal data",
-    "pii", "gdpr", "dsgvo", "privacy", "no data", "reads", "writes", "speicher", "übermittel",
-    "daten", "datenschutz", "internet", "submit",
+    "stor",
+    "persist",
+    "retain",
+    "retention",
+    "send",
+    "transmit",
+    "upload",
+    "share",
+    "third-party",
+    "third party",
+    "network",
+    "remote",
+    "local",
+    "log",
+    "cache",
+    "personal data",
+    "pii",
+    "gdpr",
+    "dsgvo",
+    "privacy",
+    "no data",
+    "reads",
+    "writes",
+    "speicher",
+    "übermittel",
+    "daten",
+    "datenschutz",
+    "internet",
+    "submit",
 )
 # Where the data comes from or goes to, said without a keyword: a named service ("from Context7", "using
 # SearXNG", "through Firecrawl", "from the configured SearXNG instance"), a named API ("Brave's Place Search
 # API"), a fetched URL, or a verb that keeps or hands on what it gets ("Records ... feedback"). A name must
 # not be the first word of a longer noun ("from the Word document" names a file format, not a recipient).
-FLOW_PREPOSITION = (r"\b(?:from|using|through|via|calls|queries)\s+"
-                    r"(?:(?:the|an?\s+external|configured|remote|hosted)\s+)*")
+FLOW_PREPOSITION = (
+    r"\b(?:from|using|through|via|calls|queries)\s+"
+    r"(?:(?:the|an?\s+external|configured|remote|hosted)\s+)*"
+)
 # A capitalised name that is not a format or an identifier ("content from URLs" says nothing of the recipient).
 NOT_A_SERVICE = r"(?!(?:URL|URI|HTML|JSON|XML|CSV|PDF|ID|UUID|SQL|API|LLM|AI)s?\b)"
 SERVICE_NAME = NOT_A_SERVICE + r"[A-Z][\w-]*(?:\.[\w-]+)*(?:'s)?(?:\s+[A-Z][\w-]*(?:\.[\w-]+)*)*"
-AFTER_SERVICE = (r"(?=\s*$|\s*[,.;:!?)]|\s+(?:api|apis|instance|service|server|endpoint|backend|index|cloud|"
-                 r"and|or|for|without|with|to|in|on|at|by|when|if|so|which|that|based)\b)")
+AFTER_SERVICE = (
+    r"(?=\s*$|\s*[,.;:!?)]|\s+(?:api|apis|instance|service|server|endpoint|backend|index|cloud|"
+    r"and|or|for|without|with|to|in|on|at|by|when|if|so|which|that|based)\b)"
+)
 NAMED_SERVICE = re.compile(FLOW_PREPOSITION + SERVICE_NAME + AFTER_SERVICE)
 NAMED_API = re.compile(r"\b" + SERVICE_NAME + r"\s+API\b")
 FETCHED_URL = re.compile(
-    r"\bfetch(?:es|ed|ing)?\s+(?:(?:a|an|the|any|given|one|each|that|this)\s+)?(?:web\s*page|url)s?\b", re.IGNORECASE)
+    r"\bfetch(?:es|ed|ing)?\s+(?:(?:a|an|the|any|given|one|each|that|this)\s+)?(?:web\s*page|url)s?\b", re.IGNORECASE
+)
 KEEPS_OR_HANDS_ON = re.compile(
     r"(?:^|[.;:!?\n]\s*|\b(?:and|then|also|it|tool)\s+)(?:records|publish(?:es)?|posts)\b"
     r"(?!\s+(?:are|is|were|was|of|in|from|with|that|which)\b)",
@@ -82,25 +125,33 @@ READ_ONLY_STATEMENT = re.compile(
     re.IGNORECASE,
 )
 
-NO_DELETION_DOCS = register_finding(Finding(
-    code="DSGVO-001", suite=SUITE, severity=Status.FAIL,
-    title="Destructive tool lacks deletion / retention documentation",
-    explanation="The tool may destroy data (the server declares destructiveHint: true, or the "
-    "description says the tool deletes, writes or changes something), and its description says "
-    "nothing about what is deleted, whether it can be recovered, or how long data is kept. GDPR "
-    "art. 17 and 30 expect that to be knowable. This is a keyword heuristic, not legal advice.",
-    remediation="State in the description what the tool deletes or changes, whether that is "
-    "permanent, and what is retained afterwards (and for how long).",
-))
-NO_DATA_FLOW_DOCS = register_finding(Finding(
-    code="DSGVO-002", suite=SUITE, severity=Status.WARN,
-    title="Tool description missing data-flow keywords",
-    explanation="The description does not say where data goes: whether the tool stores, logs, "
-    "caches or sends anything, locally or to a third party. A hook runs without a human looking, "
-    "so its data flow should be documented. Keyword heuristic, not legal advice.",
-    remediation="Add a sentence on data flow, e.g. 'Reads the local index; stores nothing; sends "
-    "nothing over the network.'",
-))
+NO_DELETION_DOCS = register_finding(
+    Finding(
+        code="DSGVO-001",
+        suite=SUITE,
+        severity=Status.FAIL,
+        title="Destructive tool lacks deletion / retention documentation",
+        explanation="The tool may destroy data (the server declares destructiveHint: true, or the "
+        "description says the tool deletes, writes or changes something), and its description says "
+        "nothing about what is deleted, whether it can be recovered, or how long data is kept. GDPR "
+        "art. 17 and 30 expect that to be knowable. This is a keyword heuristic, not legal advice.",
+        remediation="State in the description what the tool deletes or changes, whether that is "
+        "permanent, and what is retained afterwards (and for how long).",
+    )
+)
+NO_DATA_FLOW_DOCS = register_finding(
+    Finding(
+        code="DSGVO-002",
+        suite=SUITE,
+        severity=Status.WARN,
+        title="Tool description missing data-flow keywords",
+        explanation="The description does not say where data goes: whether the tool stores, logs, "
+        "caches or sends anything, locally or to a third party. A hook runs without a human looking, "
+        "so its data flow should be documented. Keyword heuristic, not legal advice.",
+        remediation="Add a sentence on data flow, e.g. 'Reads the local index; stores nothing; sends "
+        "nothing over the network.'",
+    )
+)
 
 
 def mentions(text: str, terms: tuple[str, ...]) -> bool:
@@ -119,8 +170,9 @@ def describes_changes(description: str) -> bool:
 def describes_data_flow(description: str) -> bool:
     """The description says where data comes from or goes to: a keyword, a named service or API, a fetched URL."""
     text = description.strip()
-    return (mentions(text, DATA_FLOW_TERMS) or any(pattern.search(text) for pattern in (
-        NAMED_SERVICE, NAMED_API, FETCHED_URL, KEEPS_OR_HANDS_ON)))
+    return mentions(text, DATA_FLOW_TERMS) or any(
+        pattern.search(text) for pattern in (NAMED_SERVICE, NAMED_API, FETCHED_URL, KEEPS_OR_HANDS_ON)
+    )
 
 
 def judged_destructive(tool: JsonObject) -> bool:
@@ -130,8 +182,9 @@ def judged_destructive(tool: JsonObject) -> bool:
     return describes_changes(str(tool.get("description") or ""))
 
 
-@hook_suite(SUITE, weight=10, summary="Description mentions data flow / retention / deletion (heuristic).",
-            calls_tool=False)
+@hook_suite(
+    SUITE, weight=10, summary="Description mentions data flow / retention / deletion (heuristic).", calls_tool=False
+)
 def check_dsgvo(ctx: ToolContext) -> SuiteResult:
     return judge_description(ctx.tool)
 

@@ -74,8 +74,10 @@ def register_finding(finding: Finding) -> Finding:
 def hook_suite(name: str, weight: int, summary: str, calls_tool: bool = True) -> Callable[[SuiteRunner], SuiteRunner]:
     """Register a per-tool suite function under its seed name (declared in HOOK_SUITES) and weight."""
     if name not in HOOK_SUITES:
-        raise RuntimeError(f"suite {name} is not declared in hookconf.HOOK_SUITES ({', '.join(HOOK_SUITES)}): "
-                           "declare it there, in its place in the reports' order")
+        raise RuntimeError(
+            f"suite {name} is not declared in hookconf.HOOK_SUITES ({', '.join(HOOK_SUITES)}): "
+            "declare it there, in its place in the reports' order"
+        )
 
     def register(run: SuiteRunner) -> SuiteRunner:
         if name in SUITES:
@@ -91,8 +93,10 @@ def seal_suites(declared: Sequence[str] = HOOK_SUITES) -> None:
     as declared, the order in which the runner runs the suites and the reports list them."""
     missing = [name for name in declared if name not in SUITES]
     if missing:
-        raise RuntimeError(f"suite {', '.join(missing)} is declared in hookconf.HOOK_SUITES but no module of "
-                           "hookconf.checks registers it")
+        raise RuntimeError(
+            f"suite {', '.join(missing)} is declared in hookconf.HOOK_SUITES but no module of "
+            "hookconf.checks registers it"
+        )
     registered = [SUITES.pop(name) for name in declared]
     SUITES.update((suite.name, suite) for suite in registered)
 
@@ -104,60 +108,83 @@ def result(suite: str, tool: str, status: Status, details: str, code: str | None
 
 
 # Codes shared by every suite that calls the tool: they say why a suite could not judge.
-CALL_FAILED = register_finding(Finding(
-    code="CALL-001", suite="*", severity=Status.INDETERMINATE,
-    title="Tool calls returned errors; the suite could not judge",
-    explanation="Every call made for this suite failed (a JSON-RPC error or a result with isError: "
-    "true), or some answered with an error text without setting isError (CALL-003), so there was no "
-    "output to compare. Errors usually mean the generated arguments were not accepted by the tool.",
-    remediation="Add a probe with valid arguments for this tool to the config's 'probes' list.",
-))
-TOOL_HUNG = register_finding(Finding(
-    code="CALL-002", suite="*", severity=Status.INDETERMINATE,
-    title="Tool hung; it is not called again in this audit",
-    explanation="A call to this tool got no answer within timeoutMs. A hook that calls it would "
-    "block the agent for as long as the hook's own timeout.",
-    remediation="Make the tool answer (or fail) within its budget, or raise timeoutMs if it is "
-    "legitimately slow.",
-))
-ERROR_IN_DISGUISE = register_finding(Finding(
-    code="CALL-003", suite="protocol", severity=Status.WARN,
-    title="Result reads as an error but isError is false",
-    explanation="The tool answered with text that reads as an error (\"Error: ...\", \"Failed to ...\", an "
-    "exception such as \"TypeError: ...\", or a backend that could not be reached) and did not set isError. "
-    "The MCP schema (2025-11-25, CallToolResult.isError): \"Any errors that originate from the tool SHOULD "
-    "be reported inside the result object, with `isError` set to true, _not_ as an MCP protocol-level "
-    "error response.\" A client, or a hook, then takes the error for the tool's answer. The hook suites "
-    "that compare such answers (idempotency, determinism, latency) are indeterminate for this tool. "
-    f"Spec: {SCHEMA_SPEC_URL}",
-    remediation="Return tool failures as a result with isError: true (the SDKs do this when the tool "
-    "raises), so that clients can tell an error from an answer.",
-))
-BACKEND_UNREACHABLE = register_finding(Finding(
-    code="CALL-004", suite="*", severity=Status.INDETERMINATE,
-    title="Tool's backend was out of reach; the suite could not judge",
-    explanation="The tool's answer names a backend it could not reach (connection refused, a DNS "
-    "failure, a host that timed out). hookconf audits offline, so that is the audit's sandbox, not "
-    "the server: the verdict is left open, quoting the message.",
-    remediation="Audit with the backend reachable (network, credentials in the config's env), or "
-    "accept the indeterminate verdict for this tool.",
-))
-NOT_ANNOTATED = register_finding(Finding(
-    code="ANNOT-001", suite="*", severity=Status.ADVICE,
-    title="Tool has no readOnlyHint/destructiveHint annotation; not called, hook readiness unknown",
-    explanation="Without readOnlyHint: true or destructiveHint: false the spec's default applies "
-    "(destructiveHint: true), so hookconf never calls the tool and its hook suites are skipped: its "
-    "hook readiness is unknown, which is not an accusation that it destroys anything. Advice, resting "
-    "on no SHOULD of the spec: it is never counted against the server, and the tool is left out of "
-    "the hook score.",
-    remediation="Annotate the tool: readOnlyHint: true for a tool that only reads, or "
-    "destructiveHint: false for one that writes without destroying (allowDestructive in the config "
-    "opts an unannotated tool in meanwhile).",
-))
-SCHEMA_VIOLATION = register_finding(Finding(
-    code="WIRE-001", suite="protocol", severity=Status.WARN,
-    title="Server message does not match the MCP schema of the negotiated revision",
-    explanation="A result the server sent failed validation against the mcp_types models of the "
-    "protocol revision it negotiated. Clients that validate strictly may reject it.",
-    remediation="Fix the listed fields so the message matches the schema of that revision.",
-))
+CALL_FAILED = register_finding(
+    Finding(
+        code="CALL-001",
+        suite="*",
+        severity=Status.INDETERMINATE,
+        title="Tool calls returned errors; the suite could not judge",
+        explanation="Every call made for this suite failed (a JSON-RPC error or a result with isError: "
+        "true), or some answered with an error text without setting isError (CALL-003), so there was no "
+        "output to compare. Errors usually mean the generated arguments were not accepted by the tool.",
+        remediation="Add a probe with valid arguments for this tool to the config's 'probes' list.",
+    )
+)
+TOOL_HUNG = register_finding(
+    Finding(
+        code="CALL-002",
+        suite="*",
+        severity=Status.INDETERMINATE,
+        title="Tool hung; it is not called again in this audit",
+        explanation="A call to this tool got no answer within timeoutMs. A hook that calls it would "
+        "block the agent for as long as the hook's own timeout.",
+        remediation="Make the tool answer (or fail) within its budget, or raise timeoutMs if it is legitimately slow.",
+    )
+)
+ERROR_IN_DISGUISE = register_finding(
+    Finding(
+        code="CALL-003",
+        suite="protocol",
+        severity=Status.WARN,
+        title="Result reads as an error but isError is false",
+        explanation='The tool answered with text that reads as an error ("Error: ...", "Failed to ...", an '
+        'exception such as "TypeError: ...", or a backend that could not be reached) and did not set isError. '
+        'The MCP schema (2025-11-25, CallToolResult.isError): "Any errors that originate from the tool SHOULD '
+        "be reported inside the result object, with `isError` set to true, _not_ as an MCP protocol-level "
+        "error response.\" A client, or a hook, then takes the error for the tool's answer. The hook suites "
+        "that compare such answers (idempotency, determinism, latency) are indeterminate for this tool. "
+        f"Spec: {SCHEMA_SPEC_URL}",
+        remediation="Return tool failures as a result with isError: true (the SDKs do this when the tool "
+        "raises), so that clients can tell an error from an answer.",
+    )
+)
+BACKEND_UNREACHABLE = register_finding(
+    Finding(
+        code="CALL-004",
+        suite="*",
+        severity=Status.INDETERMINATE,
+        title="Tool's backend was out of reach; the suite could not judge",
+        explanation="The tool's answer names a backend it could not reach (connection refused, a DNS "
+        "failure, a host that timed out). hookconf audits offline, so that is the audit's sandbox, not "
+        "the server: the verdict is left open, quoting the message.",
+        remediation="Audit with the backend reachable (network, credentials in the config's env), or "
+        "accept the indeterminate verdict for this tool.",
+    )
+)
+NOT_ANNOTATED = register_finding(
+    Finding(
+        code="ANNOT-001",
+        suite="*",
+        severity=Status.ADVICE,
+        title="Tool has no readOnlyHint/destructiveHint annotation; not called, hook readiness unknown",
+        explanation="Without readOnlyHint: true or destructiveHint: false the spec's default applies "
+        "(destructiveHint: true), so hookconf never calls the tool and its hook suites are skipped: its "
+        "hook readiness is unknown, which is not an accusation that it destroys anything. Advice, resting "
+        "on no SHOULD of the spec: it is never counted against the server, and the tool is left out of "
+        "the hook score.",
+        remediation="Annotate the tool: readOnlyHint: true for a tool that only reads, or "
+        "destructiveHint: false for one that writes without destroying (allowDestructive in the config "
+        "opts an unannotated tool in meanwhile).",
+    )
+)
+SCHEMA_VIOLATION = register_finding(
+    Finding(
+        code="WIRE-001",
+        suite="protocol",
+        severity=Status.WARN,
+        title="Server message does not match the MCP schema of the negotiated revision",
+        explanation="A result the server sent failed validation against the mcp_types models of the "
+        "protocol revision it negotiated. Clients that validate strictly may reject it.",
+        remediation="Fix the listed fields so the message matches the schema of that revision.",
+    )
+)

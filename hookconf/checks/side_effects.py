@@ -23,56 +23,87 @@ from hookconf.wire.sandbox import FileChange, describe_changes
 
 SUITE = "side-effects"
 
-STATE_DELTA = register_finding(Finding(
-    code="SIDE-001", suite=SUITE, severity=Status.FAIL,
-    title="Read-only tool produced state delta",
-    explanation="The tool is annotated readOnlyHint: true, yet the configured state probe reported "
-    "different state after one call than before it, or its calls created, changed or removed files in "
-    "the audit's sandbox (the HOME, TMPDIR and XDG directories hookconf gives the server; what the "
-    "server writes at start-up is not counted). A hook calls its tool on every trigger, so the state "
-    "drifts with every Stop or prompt.",
-    remediation="Remove the write from the tool, or drop readOnlyHint so that clients treat it as "
-    "a tool with effects.",
-))
-NO_PROBE = register_finding(Finding(
-    code="SIDE-002", suite=SUITE, severity=Status.INDETERMINATE,
-    title="No state-probe configured for side-effect detection",
-    explanation="A black-box audit cannot prove that a tool is pure; it needs a second tool that "
-    "reports the server's state, called before and after. Without one the result is "
-    "indeterminate rather than a guessed pass or fail.",
-    remediation="Add \"stateProbe\": {\"tool\": ..., \"args\": {...}} to this tool's probe in the "
-    "config, naming a read-only tool that lists the state this tool could change.",
-))
+STATE_DELTA = register_finding(
+    Finding(
+        code="SIDE-001",
+        suite=SUITE,
+        severity=Status.FAIL,
+        title="Read-only tool produced state delta",
+        explanation="The tool is annotated readOnlyHint: true, yet the configured state probe reported "
+        "different state after one call than before it, or its calls created, changed or removed files in "
+        "the audit's sandbox (the HOME, TMPDIR and XDG directories hookconf gives the server; what the "
+        "server writes at start-up is not counted). A hook calls its tool on every trigger, so the state "
+        "drifts with every Stop or prompt.",
+        remediation="Remove the write from the tool, or drop readOnlyHint so that clients treat it as "
+        "a tool with effects.",
+    )
+)
+NO_PROBE = register_finding(
+    Finding(
+        code="SIDE-002",
+        suite=SUITE,
+        severity=Status.INDETERMINATE,
+        title="No state-probe configured for side-effect detection",
+        explanation="A black-box audit cannot prove that a tool is pure; it needs a second tool that "
+        "reports the server's state, called before and after. Without one the result is "
+        "indeterminate rather than a guessed pass or fail.",
+        remediation='Add "stateProbe": {"tool": ..., "args": {...}} to this tool\'s probe in the '
+        "config, naming a read-only tool that lists the state this tool could change.",
+    )
+)
 
 
 def probe_failed(ctx: ToolContext, probe: StateProbe, reading: CallOutcome, when: str) -> SuiteResult:
     """A failed state-probe reading; one that names an unreachable backend is the sandbox's fault."""
     backend = backend_message(reading, probe.args)
     if backend is not None:
-        return result(SUITE, ctx.name, Status.INDETERMINATE,
-                      f"state probe {probe.tool!r}: {sandbox_note(backend)}", BACKEND_UNREACHABLE.code)
-    return result(SUITE, ctx.name, Status.INDETERMINATE,
-                  f"state probe {probe.tool!r} failed{when}: {reading.describe_failure()}", CALL_FAILED.code)
+        return result(
+            SUITE,
+            ctx.name,
+            Status.INDETERMINATE,
+            f"state probe {probe.tool!r}: {sandbox_note(backend)}",
+            BACKEND_UNREACHABLE.code,
+        )
+    return result(
+        SUITE,
+        ctx.name,
+        Status.INDETERMINATE,
+        f"state probe {probe.tool!r} failed{when}: {reading.describe_failure()}",
+        CALL_FAILED.code,
+    )
 
 
-@hook_suite(SUITE, weight=25, summary="Read-only tools must not mutate server state (needs a stateProbe) "
-            "or write files into the audit's sandbox.")
+@hook_suite(
+    SUITE,
+    weight=25,
+    summary="Read-only tools must not mutate server state (needs a stateProbe) "
+    "or write files into the audit's sandbox.",
+)
 def check_side_effects(ctx: ToolContext) -> SuiteResult:
     if not ctx.is_read_only:
-        return result(SUITE, ctx.name, Status.SKIP,
-                      "not annotated readOnlyHint: true, so state changes are expected")
+        return result(SUITE, ctx.name, Status.SKIP, "not annotated readOnlyHint: true, so state changes are expected")
     state_probe = ctx.probe.state_probe if ctx.probe else None
     verdict = _state_probe_verdict(ctx, state_probe) if state_probe is not None else None
     if verdict is not None and verdict.status is Status.FAIL:
         return verdict
     written = _sandbox_writes(ctx)
     if written:
-        return result(SUITE, ctx.name, Status.FAIL,
-                      f"its calls wrote into the audit's sandbox: {describe_changes(written)}", STATE_DELTA.code)
+        return result(
+            SUITE,
+            ctx.name,
+            Status.FAIL,
+            f"its calls wrote into the audit's sandbox: {describe_changes(written)}",
+            STATE_DELTA.code,
+        )
     if verdict is not None:
         return verdict
-    return result(SUITE, ctx.name, Status.INDETERMINATE,
-                  f"no stateProbe configured for {ctx.name}; add one to its entry in 'probes'", NO_PROBE.code)
+    return result(
+        SUITE,
+        ctx.name,
+        Status.INDETERMINATE,
+        f"no stateProbe configured for {ctx.name}; add one to its entry in 'probes'",
+        NO_PROBE.code,
+    )
 
 
 def _sandbox_writes(ctx: ToolContext) -> list[FileChange] | None:
@@ -92,9 +123,13 @@ def _state_probe_verdict(ctx: ToolContext, state_probe: StateProbe) -> SuiteResu
         return probe_failed(ctx, state_probe, next(r for r in before if r.failed), "")
     baseline = [normalized_output(reading) for reading in before]
     if not all_equal(baseline, tolerance):
-        return result(SUITE, ctx.name, Status.INDETERMINATE,
-                      f"state probe {state_probe.tool!r} is not stable on its own; choose a probe "
-                      "whose output changes only when state changes")
+        return result(
+            SUITE,
+            ctx.name,
+            Status.INDETERMINATE,
+            f"state probe {state_probe.tool!r} is not stable on its own; choose a probe "
+            "whose output changes only when state changes",
+        )
     call = ctx.call(ctx.name, ctx.arguments)
     if ctx.hung:
         return ctx.tool_hung(SUITE)
@@ -104,5 +139,6 @@ def _state_probe_verdict(ctx: ToolContext, state_probe: StateProbe) -> SuiteResu
     if all_equal([baseline[0], normalized_output(after)], tolerance):
         note = " (the call itself failed)" if call.failed else ""
         return result(SUITE, ctx.name, Status.PASS, f"state probe {state_probe.tool!r} unchanged{note}")
-    return result(SUITE, ctx.name, Status.FAIL,
-                  f"state probe {state_probe.tool!r} changed after one call", STATE_DELTA.code)
+    return result(
+        SUITE, ctx.name, Status.FAIL, f"state probe {state_probe.tool!r} changed after one call", STATE_DELTA.code
+    )

@@ -30,28 +30,48 @@ def _add_run(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     run.add_argument("--jobs", "-j", type=_positive, help="audits at once (default: the number of cores)")
     run.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"SQLite history (default {DEFAULT_STORE})")
     run.add_argument("--force", action="store_true", help="audit again what the store already has")
-    run.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
-                     help=f"where installs are kept between runs (default {DEFAULT_CACHE})")
-    run.add_argument("--server", action="append", default=[], metavar="NAME",
-                     help="only this server (repeatable)")
-    run.add_argument("--version", dest="only_version", metavar="VERSION",
-                     help="only this version (as listed in the manifest, or as 'latest:N' resolved it)")
-    run.add_argument("--keep-workdir", action="store_true",
-                     help="keep each audit's workdir and sandbox (the server's HOME and TMPDIR); the summary "
-                          "says where")
-    run.add_argument("--executor", choices=["local", "dask"], default="local",
-                     help="local process pool (default) or a dask.distributed cluster (the dask extra)")
-    run.add_argument("--scheduler", metavar="ADDRESS",
-                     help="with --executor dask: the scheduler to connect to (default: a local cluster)")
+    run.add_argument(
+        "--cache",
+        type=Path,
+        default=DEFAULT_CACHE,
+        help=f"where installs are kept between runs (default {DEFAULT_CACHE})",
+    )
+    run.add_argument("--server", action="append", default=[], metavar="NAME", help="only this server (repeatable)")
+    run.add_argument(
+        "--version",
+        dest="only_version",
+        metavar="VERSION",
+        help="only this version (as listed in the manifest, or as 'latest:N' resolved it)",
+    )
+    run.add_argument(
+        "--keep-workdir",
+        action="store_true",
+        help="keep each audit's workdir and sandbox (the server's HOME and TMPDIR); the summary says where",
+    )
+    run.add_argument(
+        "--executor",
+        choices=["local", "dask"],
+        default="local",
+        help="local process pool (default) or a dask.distributed cluster (the dask extra)",
+    )
+    run.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="with --executor dask: the scheduler to connect to (default: a local cluster)",
+    )
     run.set_defaults(command=run_fleet_command)
 
 
 def _add_report(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     report = actions.add_parser("report", help="tables of the stored audits: terminal, Markdown, CSV, HTML")
     report.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"SQLite history (default {DEFAULT_STORE})")
-    report.add_argument("--out", type=Path, default=DEFAULT_OUT,
-                        help=f"directory for scores.md, regressions.md, ecosystem.md, results.csv and "
-                             f"report.html (default {DEFAULT_OUT})")
+    report.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        help=f"directory for scores.md, regressions.md, ecosystem.md, results.csv and "
+        f"report.html (default {DEFAULT_OUT})",
+    )
     report.set_defaults(command=run_report_command)
 
 
@@ -74,12 +94,21 @@ def run_fleet_command(args: argparse.Namespace) -> int:
 
     targets = load_targets(args.manifests, servers=args.server, version=args.only_version)
     if not targets:
-        raise ManifestError(f"--version {args.only_version}: no such version of the chosen servers in the "
-                            "manifests; use a version as listed (or as 'latest:N' resolves it)")
+        raise ManifestError(
+            f"--version {args.only_version}: no such version of the chosen servers in the "
+            "manifests; use a version as listed (or as 'latest:N' resolves it)"
+        )
     jobs = args.jobs or default_jobs()
     with FleetStore(args.store) as store, make_executor(ExecutorKind(args.executor), jobs, args.scheduler) as pool:
-        run = run_fleet(targets, store, pool, args.cache, make_progress(sys.stderr), force=args.force,
-                        keep_workdir=args.keep_workdir)
+        run = run_fleet(
+            targets,
+            store,
+            pool,
+            args.cache,
+            make_progress(sys.stderr),
+            force=args.force,
+            keep_workdir=args.keep_workdir,
+        )
     _print_summary(run, args.store)
     return EXIT_FAILURES if run.failed or run.lost else EXIT_OK
 
@@ -96,8 +125,11 @@ def _print_summary(run: FleetRun, store: Path) -> None:
     for outcome in run.failed:  # the message may quote the server's stderr
         message = safe_text(" ".join((outcome.message or "").split()))
         lines.append(f"  {outcome.server} {outcome.version}: {outcome.kind}: {message}")
-    lines.extend(f"  kept for {outcome.server} {outcome.version}: {', '.join(outcome.kept)}"
-                 for outcome in run.outcomes if outcome.kept)
+    lines.extend(
+        f"  kept for {outcome.server} {outcome.version}: {', '.join(outcome.kept)}"
+        for outcome in run.outcomes
+        if outcome.kept
+    )
     if run.outcomes or run.skipped:
         lines.append(f"tables: hookconf fleet report --store {store}")
     emit_lines(lines)

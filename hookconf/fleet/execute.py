@@ -55,8 +55,13 @@ class LocalExecutor(ProcessPoolExecutor):
         if "forkserver" in methods:
             context.set_forkserver_preload(["hookconf.fleet.worker"])
         self._stop = context.Event()
-        super().__init__(max_workers=jobs, mp_context=context, max_tasks_per_child=1, initializer=prepare_worker,
-                         initargs=(self._stop,))
+        super().__init__(
+            max_workers=jobs,
+            mp_context=context,
+            max_tasks_per_child=1,
+            initializer=prepare_worker,
+            initargs=(self._stop,),
+        )
 
     def interrupt(self) -> None:
         """Stop the running audits (each worker stops its server), drop the rest, wait for the pool."""
@@ -76,10 +81,14 @@ class DaskExecutor(Executor):
             distributed = importlib.import_module("distributed")
         except ImportError:
             raise HookconfError(
-                "--executor dask needs the dask extra: python -m pip install 'hookconf[dask]'") from None
+                "--executor dask needs the dask extra: python -m pip install 'hookconf[dask]'"
+            ) from None
         # One thread per worker process: a worker runs one audit at a time, as the local pool does.
-        self._client = (distributed.Client(address) if address
-                        else distributed.Client(n_workers=jobs, threads_per_worker=1, processes=True))
+        self._client = (
+            distributed.Client(address)
+            if address
+            else distributed.Client(n_workers=jobs, threads_per_worker=1, processes=True)
+        )
         self._executor: Executor = self._client.get_executor(pure=False)
 
     def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
@@ -117,8 +126,16 @@ def pending_targets(targets: Sequence[Target], store: FleetStore, force: bool) -
     return sorted(pending, key=lambda t: -took.get(t.key, math.inf))
 
 
-def run_fleet(targets: Sequence[Target], store: FleetStore, executor: Executor, cache_dir: Path,
-              progress: Progress, *, force: bool = False, keep_workdir: bool = False) -> FleetRun:
+def run_fleet(
+    targets: Sequence[Target],
+    store: FleetStore,
+    executor: Executor,
+    cache_dir: Path,
+    progress: Progress,
+    *,
+    force: bool = False,
+    keep_workdir: bool = False,
+) -> FleetRun:
     pending = pending_targets(targets, store, force)
     run = FleetRun(targets=len(targets), skipped=len(targets) - len(pending))
     progress.start(len(pending), run.skipped)
@@ -136,7 +153,8 @@ def run_fleet(targets: Sequence[Target], store: FleetStore, executor: Executor, 
         interrupt(executor)
         raise FleetInterruptedError(
             f"interrupted: {len(run.outcomes)} of {len(pending)} audits finished and are stored in {store.path}; "
-            "run the same command again to do the rest") from None
+            "run the same command again to do the rest"
+        ) from None
     finally:
         progress.close()
     return run
@@ -148,9 +166,16 @@ def _outcome_of(future: Future[Outcome | None], target: Target) -> Outcome | Non
     except BrokenExecutor:
         return None
     except Exception as exc:  # the worker catches everything; this is the executor failing to deliver
-        return Outcome(fleet=target.fleet, server=target.server, version=target.version, source=target.source,
-                       kind=OutcomeKind.ERROR, started_at=utc_now(), duration_s=0.0,
-                       message=f"the executor lost this audit: {type(exc).__name__}: {exc}")
+        return Outcome(
+            fleet=target.fleet,
+            server=target.server,
+            version=target.version,
+            source=target.source,
+            kind=OutcomeKind.ERROR,
+            started_at=utc_now(),
+            duration_s=0.0,
+            message=f"the executor lost this audit: {type(exc).__name__}: {exc}",
+        )
 
 
 def interrupt(executor: Executor) -> None:

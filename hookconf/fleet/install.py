@@ -35,8 +35,20 @@ OUTPUT_TAIL_LINES = 12
 MARKER = ".hookconf-install.json"
 # Installers need the network settings of the machine (proxies, CA bundles, index mirrors), but
 # nothing else of the auditor's environment: install scripts are strangers' code too.
-INSTALLER_ENV = (*ENV_ALLOWLIST, "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy",
-                 "https_proxy", "no_proxy", "all_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS")
+INSTALLER_ENV = (
+    *ENV_ALLOWLIST,
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "all_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+)
 INSTALLER_ENV_PREFIXES = ("UV_", "PIP_", "npm_config_", "NPM_CONFIG_")
 
 
@@ -84,8 +96,18 @@ class NpmInstaller(Installer):
         npm = shutil.which("npm")
         if npm is None:
             raise InstallError("npm is not on PATH; install Node.js (it ships npm) to audit npm servers")
-        argv = [npm, "install", "--prefix", str(prefix), "--cache", str(prefix / ".npm-cache"),
-                "--no-audit", "--no-fund", "--no-update-notifier", "--loglevel=error"]
+        argv = [
+            npm,
+            "install",
+            "--prefix",
+            str(prefix),
+            "--cache",
+            str(prefix / ".npm-cache"),
+            "--no-audit",
+            "--no-fund",
+            "--no-update-notifier",
+            "--loglevel=error",
+        ]
         if not target.install_scripts:
             argv.append("--ignore-scripts")
         run_installer([*argv, str(target.install_spec)], f"npm install {target.install_spec}")
@@ -128,8 +150,10 @@ INSTALLERS: dict[str, Installer] = {installer.source: installer for installer in
 def choose_program(target: Target, programs: list[str]) -> str:
     if target.bin is not None:
         if target.bin not in programs:
-            raise InstallError(f"{target.label}: bin {target.bin!r} is not a program of {target.package} "
-                               f"(it has: {', '.join(programs) or 'none'}); fix 'bin' in the manifest")
+            raise InstallError(
+                f"{target.label}: bin {target.bin!r} is not a program of {target.package} "
+                f"(it has: {', '.join(programs) or 'none'}); fix 'bin' in the manifest"
+            )
         return target.bin
     if len(programs) == 1:
         return programs[0]
@@ -138,8 +162,10 @@ def choose_program(target: Target, programs: list[str]) -> str:
         return unscoped
     if not programs:
         raise InstallError(f"{target.label}: {target.package} installs no program; set 'command' in the manifest")
-    raise InstallError(f"{target.label}: {target.package} installs several programs ({', '.join(programs)}); "
-                       "choose one with 'bin' in the manifest")
+    raise InstallError(
+        f"{target.label}: {target.package} installs several programs ({', '.join(programs)}); "
+        "choose one with 'bin' in the manifest"
+    )
 
 
 def console_scripts(prefix: Path, package: str) -> list[str]:
@@ -154,8 +180,9 @@ def console_scripts(prefix: Path, package: str) -> list[str]:
         if entry_points.has_section("console_scripts"):
             return list(entry_points["console_scripts"])
         return []
-    raise InstallError(f"uv installed {package} but no {package} distribution is in {prefix}; "
-                       "is 'package' the distribution's name?")
+    raise InstallError(
+        f"uv installed {package} but no {package} distribution is in {prefix}; is 'package' the distribution's name?"
+    )
 
 
 def venv_scripts(prefix: Path) -> Path:
@@ -181,14 +208,24 @@ def find_uv() -> str:
 
 
 def installer_environment() -> dict[str, str]:
-    return {key: value for key, value in os.environ.items()
-            if key in INSTALLER_ENV or key.startswith(INSTALLER_ENV_PREFIXES)}
+    return {
+        key: value
+        for key, value in os.environ.items()
+        if key in INSTALLER_ENV or key.startswith(INSTALLER_ENV_PREFIXES)
+    }
 
 
 def run_installer(argv: list[str], what: str) -> None:
     try:
-        completed = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                   env=installer_environment(), timeout=INSTALL_TIMEOUT_S, check=False)
+        completed = subprocess.run(
+            argv,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            env=installer_environment(),
+            timeout=INSTALL_TIMEOUT_S,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         raise InstallError(f"{what} did not finish within {INSTALL_TIMEOUT_S} s; is the registry reachable?") from None
     except OSError as exc:

@@ -94,8 +94,10 @@ class ServerEntry(_Strict):
         if latest_count(version) is not None and self.source not in INSTALLED_SOURCES:
             raise ValueError(f"version {version!r}: 'latest:N' needs a registry (source npm or pypi)")
         if self.source == "command" and not (entry.command or self.command):
-            raise ValueError(f"version {version!r}: a command server needs 'command' for each version "
-                             f"([servers.versions.\"{version}\"] command = ...), or one for all")
+            raise ValueError(
+                f"version {version!r}: a command server needs 'command' for each version "
+                f'([servers.versions."{version}"] command = ...), or one for all'
+            )
         if self.source == "http" and not (entry.url or self.url):
             raise ValueError(f"version {version!r}: an http server needs 'url' for each version, or one for all")
 
@@ -226,8 +228,10 @@ def _validate_configs(path: Path, manifest: Manifest) -> None:
         try:
             AuditConfig.model_validate({"server": {"name": server.name, "command": "placeholder"}, **config})
         except ValidationError as exc:
-            details = [f"  - server {server.name!r}: config.{'.'.join(map(str, e['loc']))}: {_message(e)}"
-                       for e in exc.errors()]
+            details = [
+                f"  - server {server.name!r}: config.{'.'.join(map(str, e['loc']))}: {_message(e)}"
+                for e in exc.errors()
+            ]
             raise ManifestError(f"{path}: invalid manifest\n" + "\n".join(details)) from None
 
 
@@ -242,8 +246,9 @@ def load_targets(paths: Iterable[Path], servers: Sequence[str] = (), version: st
     known = _servers_by_name(manifests)
     unknown = [name for name in servers if name not in known]
     if unknown:
-        raise ManifestError(f"--server {', '.join(unknown)}: no such server in the manifests; "
-                            f"known: {', '.join(sorted(known))}")
+        raise ManifestError(
+            f"--server {', '.join(unknown)}: no such server in the manifests; known: {', '.join(sorted(known))}"
+        )
     targets: list[Target] = []
     for path, manifest in manifests:
         for server in manifest.servers:
@@ -260,14 +265,17 @@ def _servers_by_name(manifests: Sequence[tuple[Path, Manifest]]) -> dict[str, Pa
     for path, manifest in manifests:
         for server in manifest.servers:
             if server.name in known and known[server.name] != path.resolve():
-                raise ManifestError(f"{path}: server {server.name!r} is also defined in {known[server.name]}; "
-                                    "rename one of them (the store keys audits by server name)")
+                raise ManifestError(
+                    f"{path}: server {server.name!r} is also defined in {known[server.name]}; "
+                    "rename one of them (the store keys audits by server name)"
+                )
             known[server.name] = path.resolve()
     return known
 
 
-def _targets_for(path: Path, manifest: Manifest, server: ServerEntry, declared: str,
-                 only_version: str | None) -> list[Target]:
+def _targets_for(
+    path: Path, manifest: Manifest, server: ServerEntry, declared: str, only_version: str | None
+) -> list[Target]:
     count = latest_count(declared)
     if only_version is not None and only_version != declared and count is None:
         return []
@@ -290,21 +298,39 @@ def _released(path: Path, server: ServerEntry) -> list[str]:
     return pypi_versions(server.package)
 
 
-def _target(path: Path, manifest: Manifest, server: ServerEntry, declared: str, version: str, *,
-            resolve_error: str | None = None) -> Target:
+def _target(
+    path: Path,
+    manifest: Manifest,
+    server: ServerEntry,
+    declared: str,
+    version: str,
+    *,
+    resolve_error: str | None = None,
+) -> Target:
     entry = server.entry_for(declared)
     return Target(
-        fleet=manifest.fleet.name, manifest=str(path), manifest_dir=str(path.resolve().parent),
-        server=server.name, version=version, source=server.source, package=server.package,
+        fleet=manifest.fleet.name,
+        manifest=str(path),
+        manifest_dir=str(path.resolve().parent),
+        server=server.name,
+        version=version,
+        source=server.source,
+        package=server.package,
         install_spec=_install_spec(path, server, entry, version),
         find_links=str(_relative_to(path, server.find_links)) if server.find_links else None,
-        python=server.python, install_scripts=server.install_scripts, bin=server.bin,
+        python=server.python,
+        install_scripts=server.install_scripts,
+        bin=server.bin,
         command=entry.command or server.command,
         args=tuple(entry.args if entry.args is not None else server.args),
-        env={**server.env, **entry.env}, cwd=server.cwd, url=entry.url or server.url,
-        headers={**server.headers, **entry.headers}, setup=tuple(server.setup),
+        env={**server.env, **entry.env},
+        cwd=server.cwd,
+        url=entry.url or server.url,
+        headers={**server.headers, **entry.headers},
+        setup=tuple(server.setup),
         config=merged_config(manifest.fleet.config, server.config),
-        declared_version=declared, resolve_error=resolve_error,
+        declared_version=declared,
+        resolve_error=resolve_error,
     )
 
 

@@ -27,8 +27,9 @@ class Progress:
     def start(self, total: int, skipped: int) -> None:
         self.total, self.started = total, time.monotonic()
         if skipped:
-            self.stream.write(f"{skipped} target(s) already stored for this hookconf version: skipped "
-                              "(--force audits them again)\n")
+            self.stream.write(
+                f"{skipped} target(s) already stored for this hookconf version: skipped (--force audits them again)\n"
+            )
         self.stream.write(f"auditing {total} target(s)\n")
         self.stream.flush()
 
@@ -104,8 +105,9 @@ class LiveProgress(Progress):
         self.stream.write(f"\r\x1b[K{text}\n")
 
     def status(self) -> str:
-        return (f"{self.done}/{self.total} done, {self.failures} failed, "
-                f"{clock(self.elapsed_s)} elapsed, ETA {self.eta()}")
+        return (
+            f"{self.done}/{self.total} done, {self.failures} failed, {clock(self.elapsed_s)} elapsed, ETA {self.eta()}"
+        )
 
 
 def make_progress(stream: TextIO) -> Progress:
@@ -119,7 +121,7 @@ def describe(outcome: Outcome) -> str:
         return f"score {score if score is not None else 'n/a'} {took}"
     message = safe_text(" ".join((outcome.message or "no message").split()))
     if len(message) > MESSAGE_WIDTH:
-        message = message[:MESSAGE_WIDTH - 3] + "..."
+        message = message[: MESSAGE_WIDTH - 3] + "..."
     return f"{outcome.kind} {took}: {message}"
 
 

@@ -20,26 +20,38 @@ from hookconf.fleet.store import FleetStore
 from hookconf.fleet.tables import FleetTables, build_tables, latest_audited, named_count, status_shares
 from hookconf.safe_text import LAYOUT_FIELDS, safe_text
 
-SCORES_NOTE = ("Cells: the hook score, then the compliance grade and score where the compliance suite ran, "
-               "then the audit's wall time (and how many tools and compliance checks its time budget cut, "
-               "reported as skipped); or why there is no audit. "
-               "Suite columns: mean status points of the latest audited version (pass 100, warn 60, "
-               "indeterminate 50, fail 0; skips left out).")
-REGRESSIONS_NOTE = ("Consecutive audited versions of each server in version order. tools: how many tools "
-                    "tools/list gave (within the config's toolFilter; - where the report cannot say); "
-                    "added/removed: how many and which. worse/better: checks whose "
-                    "status changed (skips left out; compliance checks only where both were graded in the "
-                    "same era, see spec); deltas are new minus old; p95 is the slowest tool's; audit_s is the "
-                    "audit's wall time.")
-ECOSYSTEM_NOTE = ("Over the latest audited version of every server. Suites: results per status, and each "
-                  "status's share of the suite's results (skips included).")
+SCORES_NOTE = (
+    "Cells: the hook score, then the compliance grade and score where the compliance suite ran, "
+    "then the audit's wall time (and how many tools and compliance checks its time budget cut, "
+    "reported as skipped); or why there is no audit. "
+    "Suite columns: mean status points of the latest audited version (pass 100, warn 60, "
+    "indeterminate 50, fail 0; skips left out)."
+)
+REGRESSIONS_NOTE = (
+    "Consecutive audited versions of each server in version order. tools: how many tools "
+    "tools/list gave (within the config's toolFilter; - where the report cannot say); "
+    "added/removed: how many and which. worse/better: checks whose "
+    "status changed (skips left out; compliance checks only where both were graded in the "
+    "same era, see spec); deltas are new minus old; p95 is the slowest tool's; audit_s is the "
+    "audit's wall time."
+)
+ECOSYSTEM_NOTE = (
+    "Over the latest audited version of every server. Suites: results per status, and each "
+    "status's share of the suite's results (skips included)."
+)
 TERMINAL_CHANGES = 3
 TERMINAL_TOOLS = 3
 MARKDOWN_TOOLS = 5
 TOOL_CHANGES = ("added", "removed")
 MARKDOWN_CELL_SPECIALS = re.compile(r"([|`\\])")
-STATUS_COLOURS = {"pass": "#2e7d32", "warn": "#f9a825", "indeterminate": "#9e9e9e", "fail": "#c62828",
-                  "skip": "#e0e0e0", "advice": "#4fc3f7"}
+STATUS_COLOURS = {
+    "pass": "#2e7d32",
+    "warn": "#f9a825",
+    "indeterminate": "#9e9e9e",
+    "fail": "#c62828",
+    "skip": "#e0e0e0",
+    "advice": "#4fc3f7",
+}
 
 
 def write_report(store_path: Path, out_dir: Path) -> Iterator[str]:
@@ -70,9 +82,12 @@ def render_table(frame: pd.DataFrame, fmt: str) -> str:
     if frame.empty:
         return "(none)"
     escape = markdown_cell if fmt == "github" else str
-    return tabulate([[escape(cell) for cell in row] for row in display_rows(frame)],
-                    headers=[escape(header) for header in display_headers(frame)], tablefmt=fmt,
-                    disable_numparse=True)
+    return tabulate(
+        [[escape(cell) for cell in row] for row in display_rows(frame)],
+        headers=[escape(header) for header in display_headers(frame)],
+        tablefmt=fmt,
+        disable_numparse=True,
+    )
 
 
 def display_rows(frame: pd.DataFrame) -> list[list[str]]:
@@ -105,16 +120,19 @@ def regressions_view(tables: FleetTables) -> pd.DataFrame:
     regressions.md and report.html list every pair and every change."""
     frame = tables.regressions
     tools_changed = frame["added"].map(_names).map(bool) | frame["removed"].map(_names).map(bool)
-    changed = frame[(frame["worse"] != "") | (frame["better"] != "") | (frame["score_delta"].fillna(0) != 0)
-                    | tools_changed]
-    return _first_tools(changed, TERMINAL_TOOLS).assign(worse=changed["worse"].map(_first_changes),
-                                                        better=changed["better"].map(_first_changes))
+    changed = frame[
+        (frame["worse"] != "") | (frame["better"] != "") | (frame["score_delta"].fillna(0) != 0) | tools_changed
+    ]
+    return _first_tools(changed, TERMINAL_TOOLS).assign(
+        worse=changed["worse"].map(_first_changes), better=changed["better"].map(_first_changes)
+    )
 
 
 def _first_tools(regressions: pd.DataFrame, limit: int) -> pd.DataFrame:
     """The added and removed tools shortened to the first `limit` names of each and '+N more'."""
-    return regressions.assign(**{column: regressions[column].map(lambda names: named_count(_names(names), limit))
-                                 for column in TOOL_CHANGES})
+    return regressions.assign(
+        **{column: regressions[column].map(lambda names: named_count(_names(names), limit)) for column in TOOL_CHANGES}
+    )
 
 
 def _names(cell: Any) -> tuple[str, ...]:
@@ -154,9 +172,13 @@ NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
     """The frame with its text safe to show (a CSV is read with `cat` as often as with a spreadsheet);
     line breaks in details and messages stay, CSV quotes them. The stored reports keep the text as sent."""
-    safe: pd.DataFrame = frame.apply(lambda column: column.map(
-        lambda value: inert_cell(safe_text(value, layout=column.name in LAYOUT_FIELDS))
-        if isinstance(value, str) else value))
+    safe: pd.DataFrame = frame.apply(
+        lambda column: column.map(
+            lambda value: (
+                inert_cell(safe_text(value, layout=column.name in LAYOUT_FIELDS)) if isinstance(value, str) else value
+            )
+        )
+    )
     return safe
 
 
@@ -180,14 +202,22 @@ def _markdown(title: str, note: str, sections: Mapping[str, pd.DataFrame]) -> st
 def regressions_markdown(regressions: pd.DataFrame) -> str:
     """The table with long tool lists shortened, then those lists in full below it."""
     text = _markdown("Regressions", REGRESSIONS_NOTE, {"": _first_tools(regressions, MARKDOWN_TOOLS)})
-    shortened = [(row, column) for row in regressions.to_dict("records") for column in TOOL_CHANGES
-                 if len(_names(row[column])) > MARKDOWN_TOOLS]
+    shortened = [
+        (row, column)
+        for row in regressions.to_dict("records")
+        for column in TOOL_CHANGES
+        if len(_names(row[column])) > MARKDOWN_TOOLS
+    ]
     if not shortened:
         return text
     lines = ["## Tools added and removed", ""]
-    lines += ["- " + markdown_cell(safe_text(f"{row['server']} {row['from']} → {row['to']}, {column}: "
-                                             f"{named_count(_names(row[column]))}"))
-              for row, column in shortened]
+    lines += [
+        "- "
+        + markdown_cell(
+            safe_text(f"{row['server']} {row['from']} → {row['to']}, {column}: {named_count(_names(row[column]))}")
+        )
+        for row, column in shortened
+    ]
     return text + "\n".join(lines) + "\n"
 
 
@@ -198,10 +228,15 @@ def html_report(tables: FleetTables, store_path: Path) -> str:
         "<h1>hookconf fleet report</h1>",
         f"<p>{len(tables.audits)} server versions from {html.escape(str(store_path))}, "
         f"hookconf {__version__}, {generated}.</p>",
-        "<h2>Scores</h2>", f"<p>{html.escape(SCORES_NOTE)}</p>", chart_svg(_scores_chart, tables.audits),
+        "<h2>Scores</h2>",
+        f"<p>{html.escape(SCORES_NOTE)}</p>",
+        chart_svg(_scores_chart, tables.audits),
         _html_table(tables.scores),
-        "<h2>Regressions</h2>", f"<p>{html.escape(REGRESSIONS_NOTE)}</p>", _html_table(tables.regressions),
-        "<h2>Ecosystem</h2>", f"<p>{html.escape(ECOSYSTEM_NOTE)}</p>",
+        "<h2>Regressions</h2>",
+        f"<p>{html.escape(REGRESSIONS_NOTE)}</p>",
+        _html_table(tables.regressions),
+        "<h2>Ecosystem</h2>",
+        f"<p>{html.escape(ECOSYSTEM_NOTE)}</p>",
         chart_svg(_status_chart, status_shares(tables.results.merge(latest[["server", "version"]]))),
         chart_svg(_resources_chart, latest),
     ]
@@ -234,7 +269,7 @@ def chart_svg(draw: Callable[[Any, pd.DataFrame], None], data: pd.DataFrame) -> 
         finally:
             plt.close(figure)
     svg = buffer.getvalue()
-    return svg[svg.index("<svg"):]
+    return svg[svg.index("<svg") :]
 
 
 def chart_label(text: str) -> str:
@@ -246,8 +281,10 @@ def chart_label(text: str) -> str:
 def _scores_chart(figure: Any, audits: pd.DataFrame) -> None:
     audited = audits[audits["outcome"] == "audited"]
     # A version whose hook score is n/a (no tool called) gets no bar, and its label says why.
-    labels = [chart_label(f"{server} {version}") + (" (n/a)" if missing else "") for server, version, missing
-              in zip(audited["server"], audited["version"], audited["score"].isna(), strict=True)]
+    labels = [
+        chart_label(f"{server} {version}") + (" (n/a)" if missing else "")
+        for server, version, missing in zip(audited["server"], audited["version"], audited["score"].isna(), strict=True)
+    ]
     figure.set_size_inches(7, 0.28 * len(labels) + 1)
     axes = figure.add_subplot()
     servers = sorted(set(audited["server"]))

@@ -59,8 +59,10 @@ class StoredAudit:
 class FleetStore:
     def __init__(self, path: Path, *, create: bool = True) -> None:
         if not create and not path.is_file():
-            raise StoreError(f"no store at {path}; run 'hookconf fleet run targets/*.toml' first, "
-                             "or pass --store with the file a run wrote")
+            raise StoreError(
+                f"no store at {path}; run 'hookconf fleet run targets/*.toml' first, "
+                "or pass --store with the file a run wrote"
+            )
         self.path = path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -75,8 +77,10 @@ class FleetStore:
     def _migrate(self) -> None:
         version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
         if version > SCHEMA_VERSION:
-            raise StoreError(f"{self.path} was written by a newer hookconf (store schema {version}); "
-                             "upgrade hookconf or use another --store")
+            raise StoreError(
+                f"{self.path} was written by a newer hookconf (store schema {version}); "
+                "upgrade hookconf or use another --store"
+            )
         with self._db:
             self._db.executescript(SCHEMA)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -97,9 +101,20 @@ class FleetStore:
                 "INSERT INTO audits (fleet, server, version, source, hookconf_version, outcome, message, "
                 "started_at, duration_s, install_s, cached_install, report_json) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (outcome.fleet, outcome.server, outcome.version, outcome.source, outcome.hookconf_version,
-                 str(outcome.kind), outcome.message, outcome.started_at, outcome.duration_s, outcome.install_s,
-                 outcome.cached_install, outcome.report_json),
+                (
+                    outcome.fleet,
+                    outcome.server,
+                    outcome.version,
+                    outcome.source,
+                    outcome.hookconf_version,
+                    str(outcome.kind),
+                    outcome.message,
+                    outcome.started_at,
+                    outcome.duration_s,
+                    outcome.install_s,
+                    outcome.cached_install,
+                    outcome.report_json,
+                ),
             )
 
     def finished_keys(self, hookconf_version: str) -> set[tuple[str, str]]:
@@ -113,8 +128,10 @@ class FleetStore:
 
     def durations(self) -> dict[tuple[str, str], float]:
         """How long the newest audit of each (server, version) took, to start the long ones first."""
-        rows = self._db.execute("SELECT server, version, duration_s FROM audits WHERE id IN "
-                                "(SELECT MAX(id) FROM audits GROUP BY server, version)")
+        rows = self._db.execute(
+            "SELECT server, version, duration_s FROM audits WHERE id IN "
+            "(SELECT MAX(id) FROM audits GROUP BY server, version)"
+        )
         return {(server, version): float(duration) for server, version, duration in rows}
 
     def latest(self) -> list[StoredAudit]:
@@ -131,10 +148,29 @@ class FleetStore:
 
     @staticmethod
     def _stored(rows: Iterator[tuple[Any, ...]]) -> Iterator[StoredAudit]:
-        for (audit_id, fleet, server, version, source, hookconf_version, outcome, message, started_at, duration_s,
-             report_json) in rows:
+        for (
+            audit_id,
+            fleet,
+            server,
+            version,
+            source,
+            hookconf_version,
+            outcome,
+            message,
+            started_at,
+            duration_s,
+            report_json,
+        ) in rows:
             yield StoredAudit(
-                id=audit_id, fleet=fleet, server=server, version=version, source=source,
-                hookconf_version=hookconf_version, outcome=outcome, message=message, started_at=started_at,
-                duration_s=duration_s, report=json.loads(report_json) if report_json else None,
+                id=audit_id,
+                fleet=fleet,
+                server=server,
+                version=version,
+                source=source,
+                hookconf_version=hookconf_version,
+                outcome=outcome,
+                message=message,
+                started_at=started_at,
+                duration_s=duration_s,
+                report=json.loads(report_json) if report_json else None,
             )

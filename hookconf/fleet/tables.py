@@ -40,17 +40,54 @@ TOP_FAILING_CHECKS = 15
 # in the runner's warning, which starts with this text.
 LISTING_FAILED = "No tools audited"
 
-AUDIT_COLUMNS = ["server", "version", "source", "outcome", "message", "score", "grade", "compliance_score",
-                 "spec_version", "protocol", "startup_ms", "peak_rss_mib", "cpu_seconds", "peak_threads",
-                 "peak_children", "worst_p95_ms", "tools", "duration_s", "hookconf_version", "audited_at"]
+AUDIT_COLUMNS = [
+    "server",
+    "version",
+    "source",
+    "outcome",
+    "message",
+    "score",
+    "grade",
+    "compliance_score",
+    "spec_version",
+    "protocol",
+    "startup_ms",
+    "peak_rss_mib",
+    "cpu_seconds",
+    "peak_threads",
+    "peak_children",
+    "worst_p95_ms",
+    "tools",
+    "duration_s",
+    "hookconf_version",
+    "audited_at",
+]
 # what the hook score rests on, from reports that carry coverage (older ones leave them empty)
 COVERAGE_COLUMNS = ["tools_called", "tools_listed"]
 # the audit's wall time by phase and how many tools and checks its time budget cut, from reports that carry
 # them (older ones leave them empty); budget_cut is empty for an audit without a budget
 TIMING_COLUMNS = ["audit_s", "startup_s", "hook_s", "compliance_s", "budget_cut"]
-RESULT_COLUMNS = ["server", "version", "check", "suite", "tool", "category", "check_id", "required", "status",
-                  "code", "title", "details", "duration_ms", "score", "grade", "startup_ms", "peak_rss_bytes",
-                  "cpu_seconds", "audit_s"]
+RESULT_COLUMNS = [
+    "server",
+    "version",
+    "check",
+    "suite",
+    "tool",
+    "category",
+    "check_id",
+    "required",
+    "status",
+    "code",
+    "title",
+    "details",
+    "duration_ms",
+    "score",
+    "grade",
+    "startup_ms",
+    "peak_rss_bytes",
+    "cpu_seconds",
+    "audit_s",
+]
 
 
 @dataclass(frozen=True)
@@ -68,8 +105,11 @@ def build_tables(stored: Sequence[StoredAudit]) -> FleetTables:
     latest = latest_audited(audits)
     latest_results = results.merge(latest[["server", "version"]], on=["server", "version"])
     return FleetTables(
-        audits=audits, results=results, scores=scores_table(audits, latest, latest_results),
-        regressions=regressions_table(audits, results), ecosystem=ecosystem_tables(latest, latest_results),
+        audits=audits,
+        results=results,
+        scores=scores_table(audits, latest, latest_results),
+        regressions=regressions_table(audits, results),
+        ecosystem=ecosystem_tables(latest, latest_results),
     )
 
 
@@ -83,15 +123,27 @@ def _audit_row(audit: StoredAudit) -> dict[str, Any]:
     resources = report.get("resources") or {}
     rss = resources.get("peakRssBytes")
     return {
-        "server": audit.server, "version": audit.version, "source": audit.source, "outcome": audit.outcome,
-        "message": audit.message, "score": report.get("score"), "grade": report.get("grade") or NO_GRADE,
-        "compliance_score": report.get("complianceScore"), "spec_version": report.get("specVersion"),
+        "server": audit.server,
+        "version": audit.version,
+        "source": audit.source,
+        "outcome": audit.outcome,
+        "message": audit.message,
+        "score": report.get("score"),
+        "grade": report.get("grade") or NO_GRADE,
+        "compliance_score": report.get("complianceScore"),
+        "spec_version": report.get("specVersion"),
         "protocol": (report.get("server") or {}).get("protocolVersion"),
-        "startup_ms": resources.get("startupMs"), "peak_rss_mib": rss / MIB if rss is not None else None,
-        "cpu_seconds": resources.get("cpuSeconds"), "peak_threads": resources.get("peakThreads"),
-        "peak_children": resources.get("peakChildren"), "worst_p95_ms": worst_p95_ms(report),
-        "tools": listed_tools(report) if audit.report else None, "duration_s": audit.duration_s,
-        "hookconf_version": audit.hookconf_version, "audited_at": audit.started_at, **_coverage_cells(report),
+        "startup_ms": resources.get("startupMs"),
+        "peak_rss_mib": rss / MIB if rss is not None else None,
+        "cpu_seconds": resources.get("cpuSeconds"),
+        "peak_threads": resources.get("peakThreads"),
+        "peak_children": resources.get("peakChildren"),
+        "worst_p95_ms": worst_p95_ms(report),
+        "tools": listed_tools(report) if audit.report else None,
+        "duration_s": audit.duration_s,
+        "hookconf_version": audit.hookconf_version,
+        "audited_at": audit.started_at,
+        **_coverage_cells(report),
         **_timing_cells(report),
     }
 
@@ -99,9 +151,15 @@ def _audit_row(audit: StoredAudit) -> dict[str, Any]:
 def _timing_cells(report: Mapping[str, Any]) -> dict[str, Any]:
     timing = report.get("timing") or {}
     budget = report.get("budget")
-    seconds = {column: timing[key] / 1000 if timing.get(key) is not None else None for column, key in
-               (("audit_s", "totalMs"), ("startup_s", "startupMs"), ("hook_s", "hookMs"),
-                ("compliance_s", "complianceMs"))}
+    seconds = {
+        column: timing[key] / 1000 if timing.get(key) is not None else None
+        for column, key in (
+            ("audit_s", "totalMs"),
+            ("startup_s", "startupMs"),
+            ("hook_s", "hookMs"),
+            ("compliance_s", "complianceMs"),
+        )
+    }
     cut = len(budget.get("cutTools") or []) + len(budget.get("cutChecks") or []) if budget else None
     return {**seconds, "budget_cut": cut}
 
@@ -117,8 +175,9 @@ def worst_p95_ms(report: Mapping[str, Any]) -> float | None:
     if _schema_version(report) >= LATENCY_FIELD_SINCE:
         found = [float(entry["latency"]["p95Ms"]) for entry in latency if entry.get("latency")]
     else:  # a stored report from before the field: the figure is only in the details' text
-        found = [float(match["ms"]) for entry in latency
-                 if (match := P95_IN_DETAILS.search(entry.get("details") or ""))]
+        found = [
+            float(match["ms"]) for entry in latency if (match := P95_IN_DETAILS.search(entry.get("details") or ""))
+        ]
     return max(found) if found else None
 
 
@@ -158,8 +217,9 @@ def named_count(names: Sequence[str] | None, limit: int | None = None) -> str:
 
 
 def results_frame(stored: Iterable[StoredAudit]) -> pd.DataFrame:
-    rows = [_result_row(audit, entry) for audit in stored if audit.report
-            for entry in audit.report.get("results") or []]
+    rows = [
+        _result_row(audit, entry) for audit in stored if audit.report for entry in audit.report.get("results") or []
+    ]
     return in_version_order(pd.DataFrame(rows, columns=RESULT_COLUMNS))
 
 
@@ -167,13 +227,25 @@ def _result_row(audit: StoredAudit, entry: Mapping[str, Any]) -> dict[str, Any]:
     report = audit.report or {}
     resources = report.get("resources") or {}
     return {
-        "server": audit.server, "version": audit.version, "check": check_name(entry), "suite": entry.get("suite"),
-        "tool": entry.get("tool"), "category": entry.get("category"), "check_id": entry.get("id"),
-        "required": entry.get("required"), "status": entry.get("status"), "code": entry.get("code"),
-        "title": entry.get("title"), "details": entry.get("details"), "score": report.get("score"),
-        "grade": report.get("grade") or NO_GRADE, "startup_ms": resources.get("startupMs"),
-        "peak_rss_bytes": resources.get("peakRssBytes"), "cpu_seconds": resources.get("cpuSeconds"),
-        "duration_ms": entry.get("durationMs"), "audit_s": _timing_cells(report)["audit_s"],
+        "server": audit.server,
+        "version": audit.version,
+        "check": check_name(entry),
+        "suite": entry.get("suite"),
+        "tool": entry.get("tool"),
+        "category": entry.get("category"),
+        "check_id": entry.get("id"),
+        "required": entry.get("required"),
+        "status": entry.get("status"),
+        "code": entry.get("code"),
+        "title": entry.get("title"),
+        "details": entry.get("details"),
+        "score": report.get("score"),
+        "grade": report.get("grade") or NO_GRADE,
+        "startup_ms": resources.get("startupMs"),
+        "peak_rss_bytes": resources.get("peakRssBytes"),
+        "cpu_seconds": resources.get("cpuSeconds"),
+        "duration_ms": entry.get("durationMs"),
+        "audit_s": _timing_cells(report)["audit_s"],
     }
 
 
@@ -186,8 +258,11 @@ def check_name(entry: Mapping[str, Any]) -> str:
 
 def in_version_order(frame: pd.DataFrame) -> pd.DataFrame:
     rank = {v: i for i, v in enumerate(sorted_versions(set(frame["version"])))}
-    ordered = frame.sort_values(["server", "version"], key=lambda column: column.map(rank) if column.name == "version"
-                                else column, kind="stable")
+    ordered = frame.sort_values(
+        ["server", "version"],
+        key=lambda column: column.map(rank) if column.name == "version" else column,
+        kind="stable",
+    )
     return ordered.reset_index(drop=True)
 
 
@@ -246,8 +321,23 @@ def regressions_table(audits: pd.DataFrame, results: pd.DataFrame) -> pd.DataFra
         records: list[dict[str, Any]] = [{str(k): v for k, v in r.items()} for r in versions.to_dict("records")]
         for old, new in itertools.pairwise(records):
             rows.append(_regression_row(str(server), old, new, statuses))
-    columns = ["server", "from", "to", "score", "score_delta", "grade", "spec", "tools", "added", "removed", "worse",
-               "better", "p95_delta_ms", "peak_rss_delta_mib", "audit_s_delta"]
+    columns = [
+        "server",
+        "from",
+        "to",
+        "score",
+        "score_delta",
+        "grade",
+        "spec",
+        "tools",
+        "added",
+        "removed",
+        "worse",
+        "better",
+        "p95_delta_ms",
+        "peak_rss_delta_mib",
+        "audit_s_delta",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -267,8 +357,12 @@ def _severity(status: str) -> int:
     return 100 - STATUS_POINTS.get(status, 100)
 
 
-def _regression_row(server: str, old: dict[str, Any], new: dict[str, Any],
-                    statuses: Mapping[tuple[str, str], Mapping[str, tuple[str, str | None]]]) -> dict[str, Any]:
+def _regression_row(
+    server: str,
+    old: dict[str, Any],
+    new: dict[str, Any],
+    statuses: Mapping[tuple[str, str], Mapping[str, tuple[str, str | None]]],
+) -> dict[str, Any]:
     before = statuses.get((server, old["version"]), {})
     after = statuses.get((server, new["version"]), {})
     revisions = _revisions(old, new)
@@ -284,11 +378,16 @@ def _regression_row(server: str, old: dict[str, Any], new: dict[str, Any],
         else:
             better.append(_change(check, old_status, new_status, old_code))
     return {
-        "server": server, "from": old["version"], "to": new["version"],
+        "server": server,
+        "from": old["version"],
+        "to": new["version"],
         "score": f"{_number(old['score'])} → {_number(new['score'])}",
-        "score_delta": _delta(old["score"], new["score"]), "grade": f"{old['grade']} → {new['grade']}",
-        "spec": revisions, **_tool_changes(old["tools"], new["tools"]),
-        "worse": "; ".join(worse), "better": "; ".join(better),
+        "score_delta": _delta(old["score"], new["score"]),
+        "grade": f"{old['grade']} → {new['grade']}",
+        "spec": revisions,
+        **_tool_changes(old["tools"], new["tools"]),
+        "worse": "; ".join(worse),
+        "better": "; ".join(better),
         "p95_delta_ms": _delta(old["worst_p95_ms"], new["worst_p95_ms"]),
         "peak_rss_delta_mib": _delta(old["peak_rss_mib"], new["peak_rss_mib"]),
         "audit_s_delta": _delta(old["audit_s"], new["audit_s"]),
@@ -340,16 +439,26 @@ def ecosystem_tables(latest: pd.DataFrame, latest_results: pd.DataFrame) -> dict
         "scores": percentiles(latest, {"score": "hook score", "compliance_score": "compliance score"}),
         "failing checks": failing_checks(latest, latest_results),
         "suites": suite_statuses(latest_results),
-        "resources": percentiles(latest, {"startup_ms": "start-up (ms)", "peak_rss_mib": "peak RSS (MiB)",
-                                          "cpu_seconds": "CPU (s)", "audit_s": "audit time (s)"}),
+        "resources": percentiles(
+            latest,
+            {
+                "startup_ms": "start-up (ms)",
+                "peak_rss_mib": "peak RSS (MiB)",
+                "cpu_seconds": "CPU (s)",
+                "audit_s": "audit time (s)",
+            },
+        ),
     }
 
 
 def grade_distribution(latest: pd.DataFrame) -> pd.DataFrame:
     counts = latest["grade"].value_counts()
     total = max(len(latest), 1)
-    rows = [{"grade": g, "servers": int(counts.get(g, 0)), "share": 100 * int(counts.get(g, 0)) / total}
-            for g in GRADE_ORDER if counts.get(g, 0)]
+    rows = [
+        {"grade": g, "servers": int(counts.get(g, 0)), "share": 100 * int(counts.get(g, 0)) / total}
+        for g in GRADE_ORDER
+        if counts.get(g, 0)
+    ]
     return pd.DataFrame(rows, columns=["grade", "servers", "share"])
 
 
@@ -360,8 +469,17 @@ def percentiles(latest: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFram
         if values.empty:
             continue
         quantiles = values.quantile([0.0, 0.25, 0.5, 0.75, 1.0]).tolist()
-        rows.append({"figure": label, "servers": len(values), "min": quantiles[0], "p25": quantiles[1],
-                     "median": quantiles[2], "p75": quantiles[3], "max": quantiles[4]})
+        rows.append(
+            {
+                "figure": label,
+                "servers": len(values),
+                "min": quantiles[0],
+                "p25": quantiles[1],
+                "median": quantiles[2],
+                "p75": quantiles[3],
+                "max": quantiles[4],
+            }
+        )
     return pd.DataFrame(rows, columns=["figure", "servers", "min", "p25", "median", "p75", "max"])
 
 

@@ -73,8 +73,7 @@ def pypi_versions(package: str) -> list[str]:
     import httpx2
 
     try:
-        response = httpx2.get(PYPI_JSON_URL.format(package=package), timeout=REGISTRY_TIMEOUT_S,
-                              follow_redirects=True)
+        response = httpx2.get(PYPI_JSON_URL.format(package=package), timeout=REGISTRY_TIMEOUT_S, follow_redirects=True)
         response.raise_for_status()
         releases: dict[str, list[dict[str, object]]] = response.json()["releases"]
     except (httpx2.HTTPError, ValueError, KeyError):
@@ -105,8 +104,9 @@ def find_links_versions(directory: Path, package: str) -> list[str]:
 
 def _run(argv: list[str], what: str) -> str:
     try:
-        completed = subprocess.run(argv, capture_output=True, text=True, timeout=REGISTRY_TIMEOUT_S,
-                                   stdin=subprocess.DEVNULL, check=False)
+        completed = subprocess.run(
+            argv, capture_output=True, text=True, timeout=REGISTRY_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False
+        )
     except subprocess.TimeoutExpired:
         raise InstallError(f"{what} gave no answer within {REGISTRY_TIMEOUT_S} s; is the registry reachable?") from None
     except OSError as exc:

@@ -43,10 +43,18 @@ def audit_target(target: Target, cache_dir: str, keep_workdir: bool = False) -> 
 
     def outcome(kind: OutcomeKind, message: str | None = None, report_json: str | None = None) -> Outcome:
         return Outcome(
-            fleet=target.fleet, server=target.server, version=target.version, source=target.source, kind=kind,
-            started_at=started, duration_s=round(time.monotonic() - clock, 3), message=message,
-            report_json=report_json, install_s=installed.seconds if installed else None,
-            cached_install=installed.cached if installed else None, kept=tuple(kept or ()),
+            fleet=target.fleet,
+            server=target.server,
+            version=target.version,
+            source=target.source,
+            kind=kind,
+            started_at=started,
+            duration_s=round(time.monotonic() - clock, 3),
+            message=message,
+            report_json=report_json,
+            install_s=installed.seconds if installed else None,
+            cached_install=installed.cached if installed else None,
+            kept=tuple(kept or ()),
         )
 
     try:
@@ -116,19 +124,29 @@ def substitute(value: Any, values: Mapping[str, str]) -> Any:
     return value
 
 
-def run_setup(target: Target, values: Mapping[str, str], workdir: Path,
-              sandbox_env: Mapping[str, str] | None = None) -> None:
+def run_setup(
+    target: Target, values: Mapping[str, str], workdir: Path, sandbox_env: Mapping[str, str] | None = None
+) -> None:
     env = clean_environment({**(sandbox_env or {}), **substitute(dict(target.env), values)})
     for line in target.setup:
         argv = shlex.split(substitute(line, values))
         try:
-            completed = subprocess.run(argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                                       text=True, timeout=SETUP_TIMEOUT_S, check=False)
+            completed = subprocess.run(
+                argv,
+                cwd=workdir,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=SETUP_TIMEOUT_S,
+                check=False,
+            )
         except subprocess.TimeoutExpired:
             raise SetupError(f"setup command {line!r} did not finish within {SETUP_TIMEOUT_S} s") from None
         except OSError as exc:
-            raise SetupError(f"setup command {line!r} could not start: {exc.strerror}; fix 'setup' in "
-                             f"{target.manifest}") from exc
+            raise SetupError(
+                f"setup command {line!r} could not start: {exc.strerror}; fix 'setup' in {target.manifest}"
+            ) from exc
         if completed.returncode != 0:
             tail = (completed.stderr.strip() or completed.stdout.strip())[-500:]
             raise SetupError(f"setup command {line!r} failed (exit {completed.returncode}): {tail}")

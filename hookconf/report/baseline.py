@@ -49,8 +49,9 @@ def load_baseline(path: Path) -> BaselineFile:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"--baseline {path}: no such file; 'hookconf baseline write REPORT.json "
-                          f"--output {path}' writes one") from None
+        raise ConfigError(
+            f"--baseline {path}: no such file; 'hookconf baseline write REPORT.json --output {path}' writes one"
+        ) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ConfigError(f"--baseline {path}: not readable JSON ({exc})") from exc
     try:
@@ -77,8 +78,10 @@ def _check_ids(path: Path, baseline: BaselineFile) -> None:
             continue
         if not sep and entry.id in CHECKS:
             continue
-        raise ConfigError(f"{where}: {entry.id!r} is neither a compliance check id nor tool:CODE with a known "
-                          "finding code; see 'hookconf list'")
+        raise ConfigError(
+            f"{where}: {entry.id!r} is neither a compliance check id nor tool:CODE with a known "
+            "finding code; see 'hookconf list'"
+        )
 
 
 def apply_baseline(report: Report, baseline: BaselineFile, source: str) -> Report:

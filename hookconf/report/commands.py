@@ -10,6 +10,7 @@ from hookconf.console import emit
 
 EXIT_OK = 0
 
+
 def add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     diff = commands.add_parser("diff", help="compare two JSON reports: newly failing, fixed, newly skipped, scores")
     diff.add_argument("base", type=Path, metavar="BASE.json", help="the earlier report (check --output json)")
@@ -43,8 +44,10 @@ def run_baseline_write(args: argparse.Namespace) -> int:
         args.output.write_text(baseline.to_json(), encoding="utf-8")
     except OSError as exc:
         raise HookconfError(f"--output {args.output}: cannot write ({exc.strerror or exc})") from exc
-    emit(f"wrote {args.output} with {len(baseline.expected_failures)} expected failures; "
-         "replace each TODO reason with why the failure is accepted\n")
+    emit(
+        f"wrote {args.output} with {len(baseline.expected_failures)} expected failures; "
+        "replace each TODO reason with why the failure is accepted\n"
+    )
     return EXIT_OK
 
 

@@ -56,24 +56,36 @@ def load_report(path: Path) -> Report:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ConfigError(f"{path}: not a JSON report ({exc}); write one with 'hookconf check --output json'") from exc
     if not isinstance(data, dict) or "schemaVersion" not in data or "results" not in data:
-        raise ConfigError(f"{path}: not a hookconf report (no schemaVersion/results); write one with "
-                          "'hookconf check --output json'")
+        raise ConfigError(
+            f"{path}: not a hookconf report (no schemaVersion/results); write one with 'hookconf check --output json'"
+        )
     try:
         return Report.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{path}: not a hookconf report this version reads (schemaVersion "
-                          f"{data.get('schemaVersion')}): {first_validation_error(exc)}") from None
+        raise ConfigError(
+            f"{path}: not a hookconf report this version reads (schemaVersion "
+            f"{data.get('schemaVersion')}): {first_validation_error(exc)}"
+        ) from None
 
 
 def diff_reports(base: Report, current: Report) -> ReportDiff:
     _refuse_other_revisions(base, current)
     pairs = [(_counterpart(entry, base), entry) for entry in current.results]
-    newly_failing = [Change(before, after) for before, after in pairs
-                     if after.status is Status.FAIL and (before is None or before.status is not Status.FAIL)]
-    newly_skipped = [Change(before, after) for before, after in pairs
-                     if after.status is Status.SKIP and before is not None and before.status is not Status.SKIP]
-    fixed = [Change(before, after) for before, after in pairs if before is not None
-             and before.status is Status.FAIL and after.status in RAN_WITHOUT_FAILING]
+    newly_failing = [
+        Change(before, after)
+        for before, after in pairs
+        if after.status is Status.FAIL and (before is None or before.status is not Status.FAIL)
+    ]
+    newly_skipped = [
+        Change(before, after)
+        for before, after in pairs
+        if after.status is Status.SKIP and before is not None and before.status is not Status.SKIP
+    ]
+    fixed = [
+        Change(before, after)
+        for before, after in pairs
+        if before is not None and before.status is Status.FAIL and after.status in RAN_WITHOUT_FAILING
+    ]
     return ReportDiff(base, current, newly_failing, fixed, newly_skipped)
 
 
@@ -82,7 +94,8 @@ def _refuse_other_revisions(base: Report, current: Report) -> None:
         raise ConfigError(
             f"the reports grade different protocol revisions (base {base.spec_version}, current "
             f"{current.spec_version}); audit both with the same revision, e.g. 'hookconf check --spec-version "
-            f"{base.spec_version}' for the current one, and compare again")
+            f"{base.spec_version}' for the current one, and compare again"
+        )
 
 
 def _counterpart(entry: ResultEntry, other: Report) -> ResultEntry | None:
@@ -102,8 +115,10 @@ def render_diff(diff: ReportDiff) -> str:
     lines.extend(_section("Fixed", diff.fixed))
     lines.extend(_section("Newly skipped", diff.newly_skipped))
     verdict = "regressions: something that ran without failing now fails" if diff.regressed else "no regressions"
-    lines.append(f"{len(diff.newly_failing)} newly failing, {len(diff.fixed)} fixed, "
-                 f"{len(diff.newly_skipped)} newly skipped; {verdict}")
+    lines.append(
+        f"{len(diff.newly_failing)} newly failing, {len(diff.fixed)} fixed, "
+        f"{len(diff.newly_skipped)} newly skipped; {verdict}"
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -112,8 +127,10 @@ def _score_lines(diff: ReportDiff) -> list[str]:
     lines = [f"hook score: {_delta(base.score, current.score)}"]
     if base.compliance_score is not None or current.compliance_score is not None:
         revision = current.spec_version or base.spec_version
-        lines.append(f"compliance ({revision}): grade {base.grade or '-'} -> {current.grade or '-'}, "
-                     f"score {_delta(base.compliance_score, current.compliance_score)}")
+        lines.append(
+            f"compliance ({revision}): grade {base.grade or '-'} -> {current.grade or '-'}, "
+            f"score {_delta(base.compliance_score, current.compliance_score)}"
+        )
     return lines
 
 
@@ -129,8 +146,9 @@ def _section(title: str, changes: list[Change]) -> list[str]:
     if not changes:
         return []
     lines = [f"{title} ({len(changes)}):"]
-    lines.extend(f"  {_label(change.after)}  {_was(change)}: {clip(change.after.details, MAX_DETAIL)}"
-                 for change in changes)
+    lines.extend(
+        f"  {_label(change.after)}  {_was(change)}: {clip(change.after.details, MAX_DETAIL)}" for change in changes
+    )
     lines.append("")
     return lines
 

@@ -44,6 +44,7 @@ def render(report: Report, output: OutputFormat, *, colour: bool = False) -> str
     shown = shown_report(report)
     if output is OutputFormat.HUMAN:
         from hookconf.report import human
+
         return human.render(shown, colour=colour)
     renderer: Callable[[Report], str] = importlib.import_module(RENDERER_MODULES[output]).render
     return renderer(shown)

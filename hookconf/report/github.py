@@ -32,9 +32,14 @@ def render(report: Report) -> str:
     lines = [_line(report, entry) for entry in report.results if entry.status in COMMANDS]
     lines.extend(_advice_line(report, entry) for entry in report.results if entry.status is Status.ADVICE)
     if report.baseline is not None:
-        lines.extend(command("error", f"stale baseline entry {item.id}: the check now {item.status}; remove it "
-                                      f"from {report.baseline.file}", title="hookconf: stale baseline entry")
-                     for item in report.baseline.stale)
+        lines.extend(
+            command(
+                "error",
+                f"stale baseline entry {item.id}: the check now {item.status}; remove it from {report.baseline.file}",
+                title="hookconf: stale baseline entry",
+            )
+            for item in report.baseline.stale
+        )
     summary = f"{headline(report)}; {counts_line(report)}"
     if report.budget is not None and report.budget.exhausted:  # what was skipped for want of time
         summary += f"; time budget {budget_text(report)}"
@@ -44,8 +49,11 @@ def render(report: Report) -> str:
 
 def _advice_line(report: Report, entry: ResultEntry) -> str:
     """Advice rests on no spec rule: a notice, never a warning or an error."""
-    return command("notice", f"advice (no spec rule): {entry.title or entry.suite}: {entry.details}",
-                   title=f"hookconf advice {entry.id or entry.code or entry.suite}")
+    return command(
+        "notice",
+        f"advice (no spec rule): {entry.title or entry.suite}: {entry.details}",
+        title=f"hookconf advice {entry.id or entry.code or entry.suite}",
+    )
 
 
 def _line(report: Report, entry: ResultEntry) -> str:
@@ -53,6 +61,5 @@ def _line(report: Report, entry: ResultEntry) -> str:
     scope = f" {entry.tool}" if tool_scoped(entry) else ""
     title = f"hookconf {label}{scope}"
     if entry.baseline_reason is not None:
-        return command("notice", f"expected failure (baselined: {entry.baseline_reason}): {entry.details}",
-                       title=title)
+        return command("notice", f"expected failure (baselined: {entry.baseline_reason}): {entry.details}", title=title)
     return command(COMMANDS[entry.status], f"{entry.title or entry.suite}: {entry.details}", title=title)

@@ -43,13 +43,26 @@ td.details{word-break:break-word}
 
 
 def render(report: Report) -> str:
-    body = "\n".join(part for part in (
-        _header(report), _cards(report), _categories(report), _tools(report), _results(report), _advice(report),
-        _baseline(report), _resources(report)) if part)
+    body = "\n".join(
+        part
+        for part in (
+            _header(report),
+            _cards(report),
+            _categories(report),
+            _tools(report),
+            _results(report),
+            _advice(report),
+            _baseline(report),
+            _resources(report),
+        )
+        if part
+    )
     title = escape(f"hookconf report: {report.server.name}")
-    return (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title}</title>\n"
-            f"<style>{STYLE}</style>\n</head>\n<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{title}</title>\n'
+        f"<style>{STYLE}</style>\n</head>\n<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n"
+    )
 
 
 def band(score: float | None) -> str:
@@ -62,22 +75,28 @@ def band(score: float | None) -> str:
 def _header(report: Report) -> str:
     server = report.server
     identity = f"{server.server_info.get('name', server.name)} {server.server_info.get('version', '')}".strip()
-    return (f"<h1>{escape(server.name)}</h1>\n<p class=\"meta\">server {escape(identity)} · protocol "
-            f"{escape(server.protocol_version)} · {escape(server.transport)} · hookconf {escape(report.tool.version)}"
-            f" · {escape(counts_line(report))}</p>" + _time_line(report))
+    return (
+        f'<h1>{escape(server.name)}</h1>\n<p class="meta">server {escape(identity)} · protocol '
+        f"{escape(server.protocol_version)} · {escape(server.transport)} · hookconf {escape(report.tool.version)}"
+        f" · {escape(counts_line(report))}</p>" + _time_line(report)
+    )
 
 
 def _time_line(report: Report) -> str:
     """The audit's wall time by phase and what its time budget cut."""
-    parts = [f"time {timing_text(report)}" if report.timing else "",
-             f"budget {budget_text(report)}" if report.budget else ""]
+    parts = [
+        f"time {timing_text(report)}" if report.timing else "",
+        f"budget {budget_text(report)}" if report.budget else "",
+    ]
     shown = " · ".join(part for part in parts if part)
-    return f"\n<p class=\"meta\">{escape(shown)}</p>" if shown else ""
+    return f'\n<p class="meta">{escape(shown)}</p>' if shown else ""
 
 
 def _card(value: str, label: str, score: float | None) -> str:
-    return (f"<div class=\"card\"><div class=\"big {band(score)}\">{escape(value)}</div>"
-            f"<div class=\"label\">{escape(label)}</div></div>")
+    return (
+        f'<div class="card"><div class="big {band(score)}">{escape(value)}</div>'
+        f'<div class="label">{escape(label)}</div></div>'
+    )
 
 
 def _cards(report: Report) -> str:
@@ -89,14 +108,16 @@ def _cards(report: Report) -> str:
     s = report.summary
     cards.append(_card(str(s.failed), "failed", 0 if s.failed else 100))
     cards.append(_card(str(s.warned), "warned", 60 if s.warned else 100))
-    return f"<div class=\"cards\">{''.join(cards)}</div>"
+    return f'<div class="cards">{"".join(cards)}</div>'
 
 
 def _bar(score: float | None) -> str:
     width = 0 if score is None else max(0.0, min(100.0, score))
-    return (f"<span class=\"nowrap\"><span class=\"bar\"><span class=\"bg-{band(score)}\" "
-            f"style=\"width:{width:.0f}%\"></span></span> "
-            f"<span class=\"{band(score)}\">{'n/a' if score is None else f'{score:.0f}'}</span></span>")
+    return (
+        f'<span class="nowrap"><span class="bar"><span class="bg-{band(score)}" '
+        f'style="width:{width:.0f}%"></span></span> '
+        f'<span class="{band(score)}">{"n/a" if score is None else f"{score:.0f}"}</span></span>'
+    )
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -106,22 +127,33 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def _td(text: str, css: str = "") -> str:
-    return f"<td class=\"{css}\">{escape(text)}</td>" if css else f"<td>{escape(text)}</td>"
+    return f'<td class="{css}">{escape(text)}</td>' if css else f"<td>{escape(text)}</td>"
 
 
 def _categories(report: Report) -> str:
     if report.compliance is None or not report.compliance.categories:
         return ""
     advice = any(c.advice for c in report.compliance.categories)
-    rows = [[_td(c.name), f"<td>{_bar(c.score)}</td>", _td(str(c.passed)), _td(str(c.failed)), _td(str(c.warned)),
-             _td(str(c.skipped)), *([_td(str(c.advice))] if advice else [])] for c in report.compliance.categories]
+    rows = [
+        [
+            _td(c.name),
+            f"<td>{_bar(c.score)}</td>",
+            _td(str(c.passed)),
+            _td(str(c.failed)),
+            _td(str(c.warned)),
+            _td(str(c.skipped)),
+            *([_td(str(c.advice))] if advice else []),
+        ]
+        for c in report.compliance.categories
+    ]
     return "<h2>Protocol compliance by category</h2>\n" + _table(
-        ["category", "score", "passed", "failed", "warned", "skipped", *(["advice"] if advice else [])], rows)
+        ["category", "score", "passed", "failed", "warned", "skipped", *(["advice"] if advice else [])], rows
+    )
 
 
 def _status(entry: ResultEntry) -> str:
     mark = " (baselined)" if entry.baseline_reason else ""
-    return f"<span class=\"status s-{entry.status}\">{STATUS_LABELS[entry.status]}{mark}</span>"
+    return f'<span class="status s-{entry.status}">{STATUS_LABELS[entry.status]}{mark}</span>'
 
 
 def _tools(report: Report) -> str:
@@ -129,9 +161,8 @@ def _tools(report: Report) -> str:
         return ""
     rows = []
     for tool, verdicts in hook_grid(report):
-        cells = [f"<td class=\"nowrap\">{_status(v)} {escape(v.code or '')}</td>" if v else "<td></td>"
-                 for v in verdicts]
-        score = "<td class=\"nowrap\">not called</td>" if tool.called is False else f"<td>{_bar(tool.score)}</td>"
+        cells = [f'<td class="nowrap">{_status(v)} {escape(v.code or "")}</td>' if v else "<td></td>" for v in verdicts]
+        score = '<td class="nowrap">not called</td>' if tool.called is False else f"<td>{_bar(tool.score)}</td>"
         rows.append([_td(tool.name), score, *cells])
     return "<h2>Hook readiness by tool</h2>\n" + _table(["tool", "score", *HOOK_SUITES], rows)
 
@@ -139,9 +170,18 @@ def _tools(report: Report) -> str:
 def _results(report: Report) -> str:
     noteworthy = [e for e in report.results if e.status in ("fail", "warn", "indeterminate")]
     if not noteworthy:
-        return "<h2>Findings</h2>\n<p class=\"muted\">No failures, warnings or undecided verdicts.</p>"
-    rows = [[f"<td>{_status(e)}</td>", _td(e.id or e.code or ""), _td(e.suite), _td(e.tool),
-             _td(e.title or ""), _td(_details(e), "details")] for e in noteworthy]
+        return '<h2>Findings</h2>\n<p class="muted">No failures, warnings or undecided verdicts.</p>'
+    rows = [
+        [
+            f"<td>{_status(e)}</td>",
+            _td(e.id or e.code or ""),
+            _td(e.suite),
+            _td(e.tool),
+            _td(e.title or ""),
+            _td(_details(e), "details"),
+        ]
+        for e in noteworthy
+    ]
     return "<h2>Findings</h2>\n" + _table(["status", "check", "suite", "tool", "title", "details"], rows)
 
 
@@ -150,11 +190,20 @@ def _advice(report: Report) -> str:
     advice = [e for e in report.results if e.status == "advice"]
     if not advice:
         return ""
-    rows = [[f"<td>{_status(e)}</td>", _td(e.id or e.code or ""), _td(e.tool), _td(e.title or ""),
-             _td(e.details, "details")] for e in advice]
+    rows = [
+        [
+            f"<td>{_status(e)}</td>",
+            _td(e.id or e.code or ""),
+            _td(e.tool),
+            _td(e.title or ""),
+            _td(e.details, "details"),
+        ]
+        for e in advice
+    ]
     note = ADVICE_NOTE.removeprefix("advice: ")
-    return (f"<h2>Advice</h2>\n<p class=\"muted\">{escape(note[0].upper() + note[1:])}.</p>\n"
-            + _table(["status", "check", "tool", "title", "details"], rows))
+    return f'<h2>Advice</h2>\n<p class="muted">{escape(note[0].upper() + note[1:])}.</p>\n' + _table(
+        ["status", "check", "tool", "title", "details"], rows
+    )
 
 
 def _details(entry: ResultEntry) -> str:
@@ -167,9 +216,11 @@ def _baseline(report: Report) -> str:
     outcome = report.baseline
     if outcome is None:
         return ""
-    rows = [[_td(kind), _td(item.id), _td(str(item.status or "-")), _td(item.reason, "details")]
-            for kind, items in (("stale", outcome.stale), ("expected", outcome.baselined),
-                                ("not run", outcome.not_run)) for item in items]
+    rows = [
+        [_td(kind), _td(item.id), _td(str(item.status or "-")), _td(item.reason, "details")]
+        for kind, items in (("stale", outcome.stale), ("expected", outcome.baselined), ("not run", outcome.not_run))
+        for item in items
+    ]
     return f"<h2>Baseline {escape(outcome.file)}</h2>\n" + _table(["entry", "id", "status now", "reason"], rows)
 
 
@@ -178,6 +229,13 @@ def _resources(report: Report) -> str:
     if r is None:
         return ""
     startup = "n/a" if r.startup_ms is None else f"{r.startup_ms:.0f} ms"
-    rows = [[_td(startup), _td(f"{r.peak_rss_bytes / 2**20:.1f} MiB"), _td(f"{r.cpu_seconds:.2f} s"),
-             _td(str(r.peak_threads)), _td(str(r.peak_children))]]
+    rows = [
+        [
+            _td(startup),
+            _td(f"{r.peak_rss_bytes / 2**20:.1f} MiB"),
+            _td(f"{r.cpu_seconds:.2f} s"),
+            _td(str(r.peak_threads)),
+            _td(str(r.peak_children)),
+        ]
+    ]
     return "<h2>Resources</h2>\n" + _table(["startup", "peak RSS", "CPU", "peak threads", "peak children"], rows)

@@ -76,9 +76,11 @@ def render(report: Report, *, colour: bool = False) -> str:
     summary = report.summary
     baselined = sum(entry.baseline_reason is not None for entry in report.results)
     failed = f"{summary.failed} failed" + (f" ({baselined} baselined)" if baselined else "")
-    lines.append(f"{summary.passed} passed, {failed}, {summary.skipped} skipped, "
-                 f"{summary.warned} warned, {summary.indeterminate} indeterminate"
-                 + (f", {summary.advice} advice" if summary.advice else ""))
+    lines.append(
+        f"{summary.passed} passed, {failed}, {summary.skipped} skipped, "
+        f"{summary.warned} warned, {summary.indeterminate} indeterminate"
+        + (f", {summary.advice} advice" if summary.advice else "")
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -109,8 +111,11 @@ def _tool_table(tool_name: str, results: list[ResultEntry], tool: ToolEntry | No
 
 def sandbox_text(delta: SandboxDelta, limit: int = 3) -> str:
     """`1 created, 1 changed: ~/.cache/x (120 B), $TMPDIR/y`: what the tool's calls wrote in its sandbox."""
-    counts = ", ".join(f"{n} {kind}" for n, kind in
-                       ((delta.created, "created"), (delta.changed, "changed"), (delta.removed, "removed")) if n)
+    counts = ", ".join(
+        f"{n} {kind}"
+        for n, kind in ((delta.created, "created"), (delta.changed, "changed"), (delta.removed, "removed"))
+        if n
+    )
     shown = ", ".join(c.path + (f" ({c.size} B)" if c.size is not None else "") for c in delta.changes[:limit])
     total = delta.created + delta.changed + delta.removed
     return f"{counts}: {shown}" + (f" +{total - limit} more" if total > limit else "")
@@ -134,15 +139,19 @@ def _compliance_section(report: Report, paint: Paint) -> list[str]:
     grade = paint.score(f"grade {compliance.grade}, {compliance.score:g}/100", compliance.score)
     lines = [f"Protocol compliance ({compliance.spec_version}): {grade}"]
     for category in compliance.categories:
-        lines.append(f"  {category.name:<11} {_bar(category.score, paint)}  ({category.passed} passed, "
-                     f"{category.failed} failed, {category.warned} warned, {category.skipped} skipped"
-                     + (f", {category.advice} advice" if category.advice else "") + ")")
+        lines.append(
+            f"  {category.name:<11} {_bar(category.score, paint)}  ({category.passed} passed, "
+            f"{category.failed} failed, {category.warned} warned, {category.skipped} skipped"
+            + (f", {category.advice} advice" if category.advice else "")
+            + ")"
+        )
     if compliance.lighthouse is not None:
         lines.append(f"  mcp-lighthouse profile: {_score(compliance.lighthouse_score)}")
         for row in compliance.lighthouse:
             lines.append(f"    {row.name:<12}{_bar(row.score, paint)}  (weight {row.weight} %)")
-    noteworthy = [r for r in report.results
-                  if r.suite == "compliance" and r.status in ("fail", "warn", "indeterminate")]
+    noteworthy = [
+        r for r in report.results if r.suite == "compliance" and r.status in ("fail", "warn", "indeterminate")
+    ]
     for entry in noteworthy:
         flag = " [required]" if entry.required else ""
         lines.append(f"  {paint.status(entry.status)}{entry.id}{flag}: {_clip(_detail(entry))}")
@@ -155,10 +164,14 @@ def _compliance_section(report: Report, paint: Paint) -> list[str]:
 
 
 def _baseline_section(outcome: BaselineOutcome, paint: Paint) -> list[str]:
-    lines = [f"Baseline {outcome.file}: {len(outcome.baselined)} expected failures, {len(outcome.stale)} stale, "
-             f"{len(outcome.not_run)} not run"]
-    lines.extend(_baseline_line(paint("STALE ", STATUS_COLOURS["fail"]), item,
-                                f"now {item.status}; remove the entry") for item in outcome.stale)
+    lines = [
+        f"Baseline {outcome.file}: {len(outcome.baselined)} expected failures, {len(outcome.stale)} stale, "
+        f"{len(outcome.not_run)} not run"
+    ]
+    lines.extend(
+        _baseline_line(paint("STALE ", STATUS_COLOURS["fail"]), item, f"now {item.status}; remove the entry")
+        for item in outcome.stale
+    )
     lines.extend(_baseline_line(paint("EXPECT", "2"), item, item.reason) for item in outcome.baselined)
     lines.extend(_baseline_line(paint("NOTRUN", "2"), item, "did not run this time") for item in outcome.not_run)
     lines.append("")
@@ -181,5 +194,7 @@ def _resource_line(report: Report) -> str:
     r = report.resources
     assert r is not None
     startup = "n/a" if r.startup_ms is None else f"{r.startup_ms:.0f} ms"
-    return (f"Resources: startup {startup}, peak RSS {r.peak_rss_bytes / 2**20:.1f} MiB, "
-            f"CPU {r.cpu_seconds:.2f} s, peak threads {r.peak_threads}, peak children {r.peak_children}")
+    return (
+        f"Resources: startup {startup}, peak RSS {r.peak_rss_bytes / 2**20:.1f} MiB, "
+        f"CPU {r.cpu_seconds:.2f} s, peak threads {r.peak_threads}, peak children {r.peak_children}"
+    )

@@ -11,19 +11,22 @@ from hookconf.verdicts import Status
 
 
 def render(report: Report) -> str:
-    root = ET.Element("testsuites", name=f"hookconf {report.server.name}",
-                      time=f"{report.duration_ms / 1000:.3f}")
+    root = ET.Element("testsuites", name=f"hookconf {report.server.name}", time=f"{report.duration_ms / 1000:.3f}")
     for tool_name, group in report.results_by_tool().items():
         results = list(group)
         suite = ET.SubElement(
-            root, "testsuite", name=tool_name, tests=str(len(results)),
+            root,
+            "testsuite",
+            name=tool_name,
+            tests=str(len(results)),
             failures=str(sum(r.status is Status.FAIL for r in results)),
             skipped=str(sum(r.status is Status.SKIP for r in results)),
             time=f"{sum(r.duration_ms for r in results) / 1000:.3f}",
         )
         for entry in results:
-            case = ET.SubElement(suite, "testcase", classname=tool_name, name=entry.suite,
-                                 time=f"{entry.duration_ms / 1000:.3f}")
+            case = ET.SubElement(
+                suite, "testcase", classname=tool_name, name=entry.suite, time=f"{entry.duration_ms / 1000:.3f}"
+            )
             label = f"{entry.code}: {entry.title}" if entry.code else entry.details
             if entry.status is Status.FAIL:
                 ET.SubElement(case, "failure", message=label, type=entry.code or "fail").text = entry.details

@@ -38,10 +38,16 @@ def render(report: Report) -> str:
         _category_table(report),
         _tool_table(report),
         _listing("Failures", [e for e in report.results if e.status is Status.FAIL], folded=False),
-        _listing("Warnings and undecided verdicts",
-                 [e for e in report.results if e.status in (Status.WARN, Status.INDETERMINATE)], folded=True),
-        _listing(f"Advice ({ADVICE_NOTE.removeprefix('advice: ')})",
-                 [e for e in report.results if e.status is Status.ADVICE], folded=True),
+        _listing(
+            "Warnings and undecided verdicts",
+            [e for e in report.results if e.status in (Status.WARN, Status.INDETERMINATE)],
+            folded=True,
+        ),
+        _listing(
+            f"Advice ({ADVICE_NOTE.removeprefix('advice: ')})",
+            [e for e in report.results if e.status is Status.ADVICE],
+            folded=True,
+        ),
         _baseline(report),
     ]
     return "\n\n".join(section for section in sections if section) + "\n"
@@ -50,16 +56,20 @@ def render(report: Report) -> str:
 def _header(report: Report) -> str:
     server = report.server
     identity = f"{server.server_info.get('name', server.name)} {server.server_info.get('version', '')}".strip()
-    return (f"## hookconf: {escape(server.name)}\n\n"
-            f"**{escape(headline(report))}**  \n"
-            f"server {escape(identity)} · protocol {escape(server.protocol_version)} · {escape(server.transport)} · "
-            f"hookconf {escape(report.tool.version)}" + _time_lines(report))
+    return (
+        f"## hookconf: {escape(server.name)}\n\n"
+        f"**{escape(headline(report))}**  \n"
+        f"server {escape(identity)} · protocol {escape(server.protocol_version)} · {escape(server.transport)} · "
+        f"hookconf {escape(report.tool.version)}" + _time_lines(report)
+    )
 
 
 def _time_lines(report: Report) -> str:
     """The audit's wall time by phase and what its time budget cut, under the header."""
-    lines = [f"time {timing_text(report)}" if report.timing else "",
-             f"budget {budget_text(report)}" if report.budget else ""]
+    lines = [
+        f"time {timing_text(report)}" if report.timing else "",
+        f"budget {budget_text(report)}" if report.budget else "",
+    ]
     return "".join(f"  \n{escape(line)}" for line in lines if line)
 
 
@@ -80,17 +90,30 @@ def _category_table(report: Report) -> str:
     if report.compliance is None or not report.compliance.categories:
         return ""
     advice = any(c.advice for c in report.compliance.categories)
-    rows = [[escape(c.name), score_text(c.score), str(c.passed), str(c.failed), str(c.warned), str(c.skipped),
-             *([str(c.advice)] if advice else [])] for c in report.compliance.categories]
+    rows = [
+        [
+            escape(c.name),
+            score_text(c.score),
+            str(c.passed),
+            str(c.failed),
+            str(c.warned),
+            str(c.skipped),
+            *([str(c.advice)] if advice else []),
+        ]
+        for c in report.compliance.categories
+    ]
     return "### Protocol compliance by category\n\n" + _table(
-        ["category", "score", "passed", "failed", "warned", "skipped", *(["advice"] if advice else [])], rows)
+        ["category", "score", "passed", "failed", "warned", "skipped", *(["advice"] if advice else [])], rows
+    )
 
 
 def _tool_table(report: Report) -> str:
     if not report.tools:
         return ""
-    rows = [[escape(tool.name), escape(tool_score_text(tool)), *map(_cell, verdicts)]
-            for tool, verdicts in hook_grid(report)]
+    rows = [
+        [escape(tool.name), escape(tool_score_text(tool)), *map(_cell, verdicts)]
+        for tool, verdicts in hook_grid(report)
+    ]
     return "### Hook readiness by tool\n\n" + _table(["tool", "score", *HOOK_SUITES], rows)
 
 
@@ -115,16 +138,20 @@ def _item(entry: ResultEntry) -> str:
     scope = f" · tool {escape(entry.tool)}" if tool_scoped(entry) else ""
     required = " (required)" if entry.required else ""
     baselined = f" — baselined: {escape(entry.baseline_reason)}" if entry.baseline_reason else ""
-    return (f"- **{STATUS_LABELS[entry.status]}** {label}{required}{scope}: "
-            f"{escape(entry.title or '')} — {escape(entry.details)}{baselined}")
+    return (
+        f"- **{STATUS_LABELS[entry.status]}** {label}{required}{scope}: "
+        f"{escape(entry.title or '')} — {escape(entry.details)}{baselined}"
+    )
 
 
 def _baseline(report: Report) -> str:
     outcome = report.baseline
     if outcome is None:
         return ""
-    lines = [f"### Baseline {escape(outcome.file)}",
-             "",
-             f"{len(outcome.baselined)} expected failures, {len(outcome.stale)} stale, {len(outcome.not_run)} not run"]
+    lines = [
+        f"### Baseline {escape(outcome.file)}",
+        "",
+        f"{len(outcome.baselined)} expected failures, {len(outcome.stale)} stale, {len(outcome.not_run)} not run",
+    ]
     lines.extend(f"- **STALE** {escape(item.id)}: now {item.status}; remove the entry" for item in outcome.stale)
     return "\n".join(lines)

@@ -38,8 +38,10 @@ class LatencyFigures(_Model):
     p95_ms: float = Field(alias="p95Ms", description="nearest-rank 95th percentile: over 5 samples, the slowest")
     samples: int = Field(description="the calls the figures rest on: 5 timed calls, fewer when the series was cut")
     warmup_only: bool = Field(
-        default=False, alias="warmupOnly",
-        description="the series stopped after its warm-up call, so the figures are that one (cold) call's")
+        default=False,
+        alias="warmupOnly",
+        description="the series stopped after its warm-up call, so the figures are that one (cold) call's",
+    )
 
 
 class ResultEntry(_Model):
@@ -206,9 +208,11 @@ class Report(_Model):
     warnings: list[str] = Field(default_factory=list)
     baseline: BaselineOutcome | None = None
     listing_error: str | None = Field(
-        default=None, alias="listingError",
+        default=None,
+        alias="listingError",
         description="why tools/list failed, when it did: then no tool was audited and `tools` cannot say which tools "
-        "the server has")
+        "the server has",
+    )
     timing: Timing | None = None
     budget: BudgetOutcome | None = Field(default=None, description="set when the audit had a time budget")
 
@@ -231,6 +235,10 @@ def summarize(results: list[ResultEntry]) -> Summary:
         return sum(1 for r in results if r.status is status)
 
     return Summary(
-        passed=count(Status.PASS), warned=count(Status.WARN), failed=count(Status.FAIL),
-        indeterminate=count(Status.INDETERMINATE), skipped=count(Status.SKIP), advice=count(Status.ADVICE),
+        passed=count(Status.PASS),
+        warned=count(Status.WARN),
+        failed=count(Status.FAIL),
+        indeterminate=count(Status.INDETERMINATE),
+        skipped=count(Status.SKIP),
+        advice=count(Status.ADVICE),
     )

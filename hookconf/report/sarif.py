@@ -27,8 +27,14 @@ def render(report: Report) -> str:
     rules = _rules(report, entries)
     index = {rule["id"]: position for position, rule in enumerate(rules)}
     run: JsonDict = {
-        "tool": {"driver": {"name": "hookconf", "version": report.tool.version,
-                            "informationUri": INFORMATION_URI, "rules": rules}},
+        "tool": {
+            "driver": {
+                "name": "hookconf",
+                "version": report.tool.version,
+                "informationUri": INFORMATION_URI,
+                "rules": rules,
+            }
+        },
         "automationDetails": {"id": f"hookconf/{report.server.name}/"},
         "invocations": [{"executionSuccessful": True}],
         "results": [_result(report, entry, index) for entry in entries],
@@ -59,17 +65,25 @@ def _rule(rule: str, entry: ResultEntry, revision: str) -> JsonDict:
         check = CHECKS[entry.id]
         applicable = revision if revision in check.revisions else check.revisions[-1]
         why = check.why if check.should is None else f"{check.why} Warnings rest on: {check.should.citation()}"
-        return _rule_shape(rule, RuleText(check.title, why, check.fix, check.spec_url(applicable)),
-                           "error" if check.required else "warning",
-                           {"suite": "compliance", "category": check.category.value, "required": check.required})
+        return _rule_shape(
+            rule,
+            RuleText(check.title, why, check.fix, check.spec_url(applicable)),
+            "error" if check.required else "warning",
+            {"suite": "compliance", "category": check.category.value, "required": check.required},
+        )
     if entry.code is not None and entry.code in FINDINGS:
         finding = FINDINGS[entry.code]
-        return _rule_shape(rule, RuleText(finding.title, finding.explanation, finding.remediation),
-                           LEVELS.get(finding.severity, "warning"), {"suite": finding.suite})
+        return _rule_shape(
+            rule,
+            RuleText(finding.title, finding.explanation, finding.remediation),
+            LEVELS.get(finding.severity, "warning"),
+            {"suite": finding.suite},
+        )
     suite = SUITES.get(entry.suite)
     summary = suite.summary if suite is not None else entry.title or rule
-    return _rule_shape(rule, RuleText(f"{entry.suite} suite", summary, "See the result's message."), "note",
-                       {"suite": entry.suite})
+    return _rule_shape(
+        rule, RuleText(f"{entry.suite} suite", summary, "See the result's message."), "note", {"suite": entry.suite}
+    )
 
 
 @dataclass(frozen=True)
@@ -110,8 +124,13 @@ def _result(report: Report, entry: ResultEntry, index: dict[str, int]) -> JsonDi
         "properties": {"suite": entry.suite, "tool": entry.tool, "status": entry.status.value},
     }
     if tool_scoped(entry):
-        result["locations"] = [{"logicalLocations": [
-            {"name": entry.tool, "fullyQualifiedName": f"{report.server.name}/{entry.tool}", "kind": "function"}]}]
+        result["locations"] = [
+            {
+                "logicalLocations": [
+                    {"name": entry.tool, "fullyQualifiedName": f"{report.server.name}/{entry.tool}", "kind": "function"}
+                ]
+            }
+        ]
     if entry.baseline_reason is not None:
         result["suppressions"] = [{"kind": "external", "status": "accepted", "justification": entry.baseline_reason}]
     return result

@@ -12,8 +12,12 @@ SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 def report_schema() -> dict[str, Any]:
     schema = Report.model_json_schema(by_alias=True, mode="serialization")
-    return {"$schema": SCHEMA_DIALECT, "title": "hookconf report", "schemaVersion": SCHEMA_VERSION, **{
-        key: value for key, value in schema.items() if key != "title"}}
+    return {
+        "$schema": SCHEMA_DIALECT,
+        "title": "hookconf report",
+        "schemaVersion": SCHEMA_VERSION,
+        **{key: value for key, value in schema.items() if key != "title"},
+    }
 
 
 def render_schema() -> str:

@@ -6,8 +6,14 @@ from hookconf import HOOK_SUITES
 from hookconf.report.model import Coverage, Report, ResultEntry, ToolEntry
 from hookconf.safe_text import safe_data
 
-STATUS_LABELS = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "indeterminate": "INDET", "skip": "SKIP",
-                 "advice": "ADVICE"}
+STATUS_LABELS = {
+    "pass": "PASS",
+    "warn": "WARN",
+    "fail": "FAIL",
+    "indeterminate": "INDET",
+    "skip": "SKIP",
+    "advice": "ADVICE",
+}
 ADVICE_NOTE = "advice: no spec rule asks for it; never counted as a problem"
 
 
@@ -26,8 +32,7 @@ def coverage_text(coverage: Coverage | None) -> str:
     if coverage is None:
         return ""
     suites = len(coverage.suites_run)
-    return (f"{coverage.tools_called}/{coverage.tools_listed} tools called, "
-            f"{suites} suite{'' if suites == 1 else 's'}")
+    return f"{coverage.tools_called}/{coverage.tools_listed} tools called, {suites} suite{'' if suites == 1 else 's'}"
 
 
 def hook_score_text(report: Report) -> str:
@@ -53,8 +58,10 @@ def clip(text: str, limit: int) -> str:
 
 def counts_line(report: Report) -> str:
     s = report.summary
-    return (f"{s.passed} passed, {s.failed} failed, {s.warned} warned, {s.indeterminate} indeterminate, "
-            f"{s.skipped} skipped" + (f", {s.advice} advice" if s.advice else ""))
+    return (
+        f"{s.passed} passed, {s.failed} failed, {s.warned} warned, {s.indeterminate} indeterminate, "
+        f"{s.skipped} skipped" + (f", {s.advice} advice" if s.advice else "")
+    )
 
 
 def timing_text(report: Report) -> str:
@@ -97,8 +104,7 @@ def headline(report: Report) -> str:
     """One line a reader can act on: hook score, and the compliance grade where it ran."""
     parts = [f"hook score {hook_score_text(report)}"]
     if report.grade is not None:
-        parts.append(f"compliance grade {report.grade} ({score_text(report.compliance_score)}, "
-                     f"{report.spec_version})")
+        parts.append(f"compliance grade {report.grade} ({score_text(report.compliance_score)}, {report.spec_version})")
     return "; ".join(parts)
 
 
@@ -110,5 +116,3 @@ def hook_grid(report: Report) -> list[tuple[ToolEntry, list[ResultEntry | None]]
         verdicts = {entry.suite: entry for entry in by_tool.get(tool.name, [])}
         grid.append((tool, [verdicts.get(suite) for suite in HOOK_SUITES]))
     return grid
-
-

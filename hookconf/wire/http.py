@@ -193,16 +193,22 @@ class HttpTransport(Transport):
         session_id = response.headers.get(SESSION_HEADER)
         if session_id:
             self.session_id = session_id
-        self.exchanges.append(
-            HttpExchange("POST", response.status_code, response.headers.get("content-type", ""))
-        )
+        self.exchanges.append(HttpExchange("POST", response.status_code, response.headers.get("content-type", "")))
 
     def _remember_events(self, events: list[SseEvent]) -> None:
         last = self.exchanges[-1]
         self.exchanges[-1] = HttpExchange(last.method, last.status, last.content_type, tuple(events))
 
-    def raw_request(self, method: str, *, body: str | None = None, headers: dict[str, str] | None = None,
-                    url: str | None = None, session: bool = True, timeout_s: float = 10.0) -> HttpReply:
+    def raw_request(
+        self,
+        method: str,
+        *,
+        body: str | None = None,
+        headers: dict[str, str] | None = None,
+        url: str | None = None,
+        session: bool = True,
+        timeout_s: float = 10.0,
+    ) -> HttpReply:
         """One HTTP request exactly as given, answered synchronously (for the transport checks).
 
         `headers` are merged over the usual ones; a value of "" removes that header. An SSE answer
@@ -219,8 +225,9 @@ class HttpTransport(Transport):
         content = body.encode("utf-8") if body is not None else None
         if body is not None:
             self.record_sent(body)
-        request = self._client.build_request(method, url or self.url, content=content, headers=merged,
-                                             timeout=timeout_s)
+        request = self._client.build_request(
+            method, url or self.url, content=content, headers=merged, timeout=timeout_s
+        )
         for name in removed:  # also drops the client's default headers, e.g. a configured Authorization
             if name in request.headers:
                 del request.headers[name]
@@ -249,8 +256,9 @@ class HttpTransport(Transport):
         is dropped."""
         deadline = time.monotonic() + timeout_s
         self.record_sent(body)
-        with self._client.stream("POST", self.url, content=body.encode(), headers=self._headers(body),
-                                 timeout=timeout_s) as response:
+        with self._client.stream(
+            "POST", self.url, content=body.encode(), headers=self._headers(body), timeout=timeout_s
+        ) as response:
             if response.headers.get("content-type", "").startswith("text/event-stream"):
                 event = next(iter_sse_events(_lines_until(deadline, response)), None)
                 return response.status_code, self._decode_received(event.data) if event else None
@@ -293,8 +301,9 @@ def _request_id(raw: str) -> Any:
 
 def _status_text(response: httpx2.Response, body: str) -> str:
     shown = " ".join(body.split())[:SHOWN_BODY_CHARS]
-    return (f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
-            + (f" with no JSON-RPC answer (body: {shown!r})" if shown else " with an empty body"))
+    return f"HTTP {response.status_code} {response.reason_phrase}".rstrip() + (
+        f" with no JSON-RPC answer (body: {shown!r})" if shown else " with an empty body"
+    )
 
 
 def _error_text(exc: BaseException) -> str:
@@ -307,8 +316,16 @@ def connect_failure(url: str, exc: httpx2.ConnectError) -> str:
     host = urlsplit(url).hostname or url
     if "refused" in text.lower():
         cause = "connection refused (nothing listens there)"
-    elif any(mark in text for mark in ("Name or service not known", "nodename nor servname", "getaddrinfo",
-                                       "Temporary failure in name resolution", "No address associated")):
+    elif any(
+        mark in text
+        for mark in (
+            "Name or service not known",
+            "nodename nor servname",
+            "getaddrinfo",
+            "Temporary failure in name resolution",
+            "No address associated",
+        )
+    ):
         cause = f"DNS lookup of {host} failed"
     elif "SSL" in text or "TLS" in text or "CERTIFICATE" in text.upper():
         cause = "TLS handshake failed"

@@ -179,8 +179,11 @@ def changes_between(before: Snapshot, after: Snapshot) -> list[FileChange]:
     mtime changes with its entries, which are listed themselves)."""
     found = [FileChange(path, "created", state.size) for path, state in after.items() if path not in before]
     found += [FileChange(path, "removed", None) for path in before if path not in after]
-    found += [FileChange(path, "changed", state.size) for path, state in after.items()
-              if path in before and state.size is not None and state != before[path]]
+    found += [
+        FileChange(path, "changed", state.size)
+        for path, state in after.items()
+        if path in before and state.size is not None and state != before[path]
+    ]
     return sorted(found, key=lambda change: change.path)
 
 
@@ -232,8 +235,11 @@ def _merged(earlier: FileChange | None, later: FileChange) -> FileChange | None:
 
 def describe_changes(changes: list[FileChange], limit: int = 3) -> str:
     """`2 created, 1 changed: ~/.cache/x (120 B), $TMPDIR/y, ... +4 more`."""
-    counts = ", ".join(f"{sum(c.change == kind for c in changes)} {kind}"
-                       for kind in ("created", "changed", "removed") if any(c.change == kind for c in changes))
+    counts = ", ".join(
+        f"{sum(c.change == kind for c in changes)} {kind}"
+        for kind in ("created", "changed", "removed")
+        if any(c.change == kind for c in changes)
+    )
     shown = ", ".join(c.path + (f" ({c.size} B)" if c.size is not None else "") for c in changes[:limit])
     more = f" +{len(changes) - limit} more" if len(changes) > limit else ""
     return f"{counts}: {shown}{more}"

@@ -23,7 +23,7 @@ def decode_line(line: bytes) -> tuple[str, str | None]:
         return line.decode("utf-8").rstrip("\r\n"), None
     except UnicodeDecodeError as exc:
         text = line.decode("utf-8", "replace").rstrip("\r\n")
-        bad = line[exc.start:exc.end].hex(" ")
+        bad = line[exc.start : exc.end].hex(" ")
         return text, f"invalid UTF-8 at byte offset {exc.start} of a {len(line)}-byte stdout line (bytes {bad})"
 
 
@@ -49,8 +49,10 @@ def deliver_line(transport: Transport, line: bytes) -> None:
 
 def _oversized(transport: Transport, start: bytes, max_line_bytes: int) -> None:
     limit = f"{max_line_bytes // (1024 * 1024)} MiB" if max_line_bytes >= 1024 * 1024 else f"{max_line_bytes} bytes"
-    detail = (f"a stdout line longer than {limit} (it starts {start[:80].decode('utf-8', 'replace')!r}); "
-              "hookconf stopped reading stdout")
+    detail = (
+        f"a stdout line longer than {limit} (it starts {start[:80].decode('utf-8', 'replace')!r}); "
+        "hookconf stopped reading stdout"
+    )
     transport.recording.add("received", start[:4096].decode("utf-8", "replace"), None)
     transport.recording.add_fault(FRAMING, detail)
     transport.mark_closed(f"the server wrote {detail}")

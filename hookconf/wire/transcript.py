@@ -85,8 +85,9 @@ def result(value: Any, after_s: float = 0.0) -> Answer:
 def error(code: Any, message: str, data: Any = None, after_s: float = 0.0, request_id: Any = ...) -> Answer:
     """Answer the request with this JSON-RPC error (with `request_id` in place of the request's own id, when given)."""
     body: JsonObject = {"code": code, "message": message, **({} if data is None else {"data": data})}
-    return lambda incoming: [Reply({"jsonrpc": "2.0", "id": incoming.id if request_id is ... else request_id,
-                                    "error": body}, after_s)]
+    return lambda incoming: [
+        Reply({"jsonrpc": "2.0", "id": incoming.id if request_id is ... else request_id, "error": body}, after_s)
+    ]
 
 
 def silence(_incoming: Incoming) -> Sequence[Reply]:

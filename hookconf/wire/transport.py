@@ -33,14 +33,32 @@ RAW_ANSWER_GRACE_S = (0.005, 0.1)
 # a liveness wait: a ping after a raw line that runs none of the server's own code is answered about as
 # fast, so one unanswered after LIVENESS_ROUND_TRIPS times the slowest of them (at least LIVENESS_FLOOR_S)
 # is the sign of a hung server, not of a slow one.
-PROTOCOL_METHODS = frozenset({"initialize", "server/discover", "ping", "tools/list", "resources/list",
-                              "resources/templates/list", "prompts/list"})
+PROTOCOL_METHODS = frozenset(
+    {
+        "initialize",
+        "server/discover",
+        "ping",
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "prompts/list",
+    }
+)
 LIVENESS_ROUND_TRIPS = 10
 LIVENESS_FLOOR_S = 2.0
 # Requests that run the server's own code (a tool, a resource read, a prompt, a completion) or hold a stream
 # open: a server that reads its input in order may legitimately be busy with one for the whole timeout.
-APPLICATION_METHODS = frozenset({"tools/call", "resources/read", "resources/subscribe", "resources/unsubscribe",
-                                 "prompts/get", "completion/complete", "subscriptions/listen"})
+APPLICATION_METHODS = frozenset(
+    {
+        "tools/call",
+        "resources/read",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/get",
+        "completion/complete",
+        "subscriptions/listen",
+    }
+)
 APPLICATION_PREFIXES = ("tasks/",)
 
 
@@ -100,9 +118,7 @@ class Transport(ABC):
             response = future.result(timeout=timeout_s)
         except FutureTimeout:
             self.timeouts += 1
-            raise RequestTimeoutError(
-                f"no answer to {message.get('method')!r} within {timeout_s:g} s"
-            ) from None
+            raise RequestTimeoutError(f"no answer to {message.get('method')!r} within {timeout_s:g} s") from None
         else:
             self._note_answer(str(message.get("method")), time.monotonic() - sent_at)
             return response
@@ -145,10 +161,12 @@ class Transport(ABC):
             if wait is None or wait >= timeout_s:
                 raise
             slowest_ms = round((self.slowest_protocol_answer_s or 0.0) * 1000, 1)
-            reason = (f"a {method} sent right after {after} got no answer within {wait:g} s, while every protocol "
-                      f"request before was answered within {slowest_ms:g} ms; {after} runs none of the server's own "
-                      f"code, so an alive server answers that {method} about as fast ({LIVENESS_ROUND_TRIPS} times "
-                      f"that, at least {LIVENESS_FLOOR_S:g} s, was waited)")
+            reason = (
+                f"a {method} sent right after {after} got no answer within {wait:g} s, while every protocol "
+                f"request before was answered within {slowest_ms:g} ms; {after} runs none of the server's own "
+                f"code, so an alive server answers that {method} about as fast ({LIVENESS_ROUND_TRIPS} times "
+                f"that, at least {LIVENESS_FLOOR_S:g} s, was waited)"
+            )
             self.liveness_failures.append(LivenessFailure(reason, len(self.recording.received())))
             raise ServerHungError(reason) from None
 
@@ -169,8 +187,14 @@ class Transport(ABC):
         """The cheapest request every server of this era answers: ping, or server/discover since 2026-07-28."""
         return "ping" if self.meta is None else "server/discover"
 
-    def send_then_ping(self, raw: str, expect_id: Any, timeout_s: float,
-                       or_notification: str | None = None, ping_meta: JsonObject | None = None) -> JsonObject | None:
+    def send_then_ping(
+        self,
+        raw: str,
+        expect_id: Any,
+        timeout_s: float,
+        or_notification: str | None = None,
+        ping_meta: JsonObject | None = None,
+    ) -> JsonObject | None:
         """Send a raw line that may get no answer, followed by a ping (server/discover since 2026-07-28).
 
         A server reads its input in order, so once the ping is answered, an answer to the raw line
@@ -310,8 +334,9 @@ class Transport(ABC):
         """
         if _hashable(response_id) and not isinstance(response_id, bool) and response_id in self._pending:
             return self._pending[response_id]
-        if response_id is None or (_hashable(response_id) and not isinstance(response_id, bool)
-                                   and response_id in self._sent_ids):
+        if response_id is None or (
+            _hashable(response_id) and not isinstance(response_id, bool) and response_id in self._sent_ids
+        ):
             return None  # an error to an unparseable request, or a late or repeated answer
         on_post = reply_to is not None and reply_to in self._pending
         target = self._pending[reply_to] if on_post else self._oldest_waiting()

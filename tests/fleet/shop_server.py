@@ -30,32 +30,43 @@ def build(release: str) -> MCPServer:
     documented = release != "1.2"
     tags_requests = release == "1.10"
 
-    @server.tool(description="Price of one item." + (DATA_NOTE if documented else ""), annotations=READ_ONLY,
-                 structured_output=False)
+    @server.tool(
+        description="Price of one item." + (DATA_NOTE if documented else ""),
+        annotations=READ_ONLY,
+        structured_output=False,
+    )
     def get_price(item: str) -> str:
         answer: dict[str, object] = {"item": item, "price": PRICES.get(item)}
         if tags_requests:
             answer["served_by"] = uuid.uuid4().hex[:12]
         return json.dumps(answer, sort_keys=True)
 
-    @server.tool(description="Lists every item and its price." + DATA_NOTE, annotations=READ_ONLY,
-                 structured_output=False)
+    @server.tool(
+        description="Lists every item and its price." + DATA_NOTE, annotations=READ_ONLY, structured_output=False
+    )
     def list_prices() -> str:
         return json.dumps(PRICES, sort_keys=True)
 
     if release == "1.2":
-        @server.tool(description="Today's discounted item." + DATA_NOTE, annotations=READ_ONLY,
-                     structured_output=False)
+
+        @server.tool(description="Today's discounted item." + DATA_NOTE, annotations=READ_ONLY, structured_output=False)
         def daily_deal() -> str:
             return json.dumps({"item": "banana", "price": 1}, sort_keys=True)
     else:
-        @server.tool(description="Whether an item is sold, and its category." + DATA_NOTE, annotations=READ_ONLY,
-                     structured_output=False)
+
+        @server.tool(
+            description="Whether an item is sold, and its category." + DATA_NOTE,
+            annotations=READ_ONLY,
+            structured_output=False,
+        )
         def find_item(item: str) -> str:
             return json.dumps({"item": item, "category": CATEGORIES.get(item)}, sort_keys=True)
 
-        @server.tool(description="Lists the categories of the items sold." + DATA_NOTE, annotations=READ_ONLY,
-                     structured_output=False)
+        @server.tool(
+            description="Lists the categories of the items sold." + DATA_NOTE,
+            annotations=READ_ONLY,
+            structured_output=False,
+        )
         def list_categories() -> str:
             return json.dumps(sorted(set(CATEGORIES.values())))
 

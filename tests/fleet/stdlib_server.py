@@ -21,7 +21,7 @@ DISTRIBUTION = "hookconf-fixture-server"
 LOOKUP = {
     "name": "lookup",
     "description": "Returns a constant for a key. Stores no personal data, sends nothing over the network, "
-                   "retains nothing after the call.",
+    "retains nothing after the call.",
     "inputSchema": {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]},
     "annotations": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
 }
@@ -41,9 +41,11 @@ def answer(message: dict[str, Any], release: str) -> dict[str, Any] | None:
     reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
     if method == "initialize":
         requested = params.get("protocolVersion")
-        reply["result"] = {"protocolVersion": requested if requested in REVISIONS else REVISIONS[-1],
-                           "capabilities": {"tools": {}},
-                           "serverInfo": {"name": "stdlib-fixture", "version": release}}
+        reply["result"] = {
+            "protocolVersion": requested if requested in REVISIONS else REVISIONS[-1],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "stdlib-fixture", "version": release},
+        }
     elif method == "tools/list":
         reply["result"] = {"tools": [LOOKUP]}
     elif method == "tools/call" and params.get("name") == "lookup":
@@ -66,11 +68,17 @@ def serve(release: str) -> None:
         try:
             message = json.loads(line)
         except ValueError:
-            reply: dict[str, Any] | None = {"jsonrpc": "2.0", "id": None,
-                                            "error": {"code": -32700, "message": "parse error"}}
+            reply: dict[str, Any] | None = {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32700, "message": "parse error"},
+            }
         else:
-            reply = answer(message, release) if isinstance(message, dict) else {
-                "jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "invalid request"}}
+            reply = (
+                answer(message, release)
+                if isinstance(message, dict)
+                else {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "invalid request"}}
+            )
         if reply is not None:
             sys.stdout.write(json.dumps(reply) + "\n")
             sys.stdout.flush()
@@ -79,8 +87,12 @@ def serve(release: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--release", default=None)
-    parser.add_argument("--startup-delay", type=float, default=0.0,
-                        help="sleep this long before serving, to make audits last (for interrupting them)")
+    parser.add_argument(
+        "--startup-delay",
+        type=float,
+        default=0.0,
+        help="sleep this long before serving, to make audits last (for interrupting them)",
+    )
     args = parser.parse_args()
     time.sleep(args.startup_delay)
     serve(args.release or installed_release())

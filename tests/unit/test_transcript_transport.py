@@ -15,8 +15,10 @@ def test_both_directions_are_recorded_and_bytes_that_are_no_utf8_are_a_framing_f
     answer = transport.request("ping", None, 1.0)
     assert answer["result"] == {"t": "\ufffd"}
     recorded = [(m.direction, m.message) for m in transport.recording.messages()]
-    assert recorded == [("sent", {"jsonrpc": "2.0", "id": 1, "method": "ping"}),
-                        ("received", {"jsonrpc": "2.0", "id": 1, "result": {"t": "\ufffd"}})]
+    assert recorded == [
+        ("sent", {"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+        ("received", {"jsonrpc": "2.0", "id": 1, "result": {"t": "\ufffd"}}),
+    ]
     assert [f.kind for f in transport.recording.faults()] == ["framing"]
     assert [line.method for line in transport.read] == ["ping"]
 

@@ -11,5 +11,14 @@ from hookconf.checks.compliance import (
 )
 from hookconf.checks.compliance.catalog import CHECKS, Category, ComplianceCheck
 
-__all__ = ["CHECKS", "Category", "ComplianceCheck", "errors", "features", "lifecycle", "schema", "security",
-           "transport"]
+__all__ = [
+    "CHECKS",
+    "Category",
+    "ComplianceCheck",
+    "errors",
+    "features",
+    "lifecycle",
+    "schema",
+    "security",
+    "transport",
+]

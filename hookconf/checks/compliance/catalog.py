@@ -137,9 +137,26 @@ def compliance_check(
     def register(run: CheckRunner) -> CheckRunner:
         if id in CHECKS:
             raise RuntimeError(f"compliance check {id} is registered twice")
-        CHECKS[id] = ComplianceCheck(id, category, title, required, spec, why, fix, _by_rule(run, should),
-                                     capability, transport, revisions, lighthouse, graded, after_all, fresh_session,
-                                     stateless_required, should, advice)
+        CHECKS[id] = ComplianceCheck(
+            id,
+            category,
+            title,
+            required,
+            spec,
+            why,
+            fix,
+            _by_rule(run, should),
+            capability,
+            transport,
+            revisions,
+            lighthouse,
+            graded,
+            after_all,
+            fresh_session,
+            stateless_required,
+            should,
+            advice,
+        )
         _keep_category_order()
         return run
 
@@ -175,10 +192,23 @@ def _by_rule(run: CheckRunner, should: Rule | None) -> CheckRunner:
 # so the checks run in the order they ran before the catalog was arranged by category. Each row: whether it holds
 # the 2026-07-28-only checks (revisions=STATELESS) or the others, and its categories in turn.
 RUN_ORDER: tuple[tuple[bool, tuple[Category, ...]], ...] = (
-    (False, (Category.ERRORS, Category.TOOLS, Category.RESOURCES, Category.PROMPTS, Category.LIFECYCLE,
-             Category.SCHEMA, Category.PRACTICES, Category.SECURITY)),
-    (True, (Category.LIFECYCLE, Category.TOOLS, Category.RESOURCES, Category.PROMPTS, Category.ERRORS,
-            Category.SCHEMA)),
+    (
+        False,
+        (
+            Category.ERRORS,
+            Category.TOOLS,
+            Category.RESOURCES,
+            Category.PROMPTS,
+            Category.LIFECYCLE,
+            Category.SCHEMA,
+            Category.PRACTICES,
+            Category.SECURITY,
+        ),
+    ),
+    (
+        True,
+        (Category.LIFECYCLE, Category.TOOLS, Category.RESOURCES, Category.PROMPTS, Category.ERRORS, Category.SCHEMA),
+    ),
     (True, (Category.TRANSPORT,)),
     (False, (Category.TRANSPORT,)),
 )
@@ -186,8 +216,12 @@ RUN_ORDER: tuple[tuple[bool, tuple[Category, ...]], ...] = (
 
 def in_run_order(checks: list[ComplianceCheck]) -> list[ComplianceCheck]:
     """`checks` in RUN_ORDER, each row's checks of one category in catalog order."""
-    rank = {(stateless_only, category): position for position, (stateless_only, category) in
-            enumerate((only, category) for only, categories in RUN_ORDER for category in categories)}
+    rank = {
+        (stateless_only, category): position
+        for position, (stateless_only, category) in enumerate(
+            (only, category) for only, categories in RUN_ORDER for category in categories
+        )
+    }
     return sorted(checks, key=lambda check: rank[(check.revisions == STATELESS, check.category)])
 
 

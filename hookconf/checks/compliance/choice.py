@@ -15,8 +15,21 @@ from hookconf.checks.compliance.context import ComplianceContext
 from hookconf.wire.transport import JsonObject
 
 ADDRESS_FORMATS = {"uri", "url", "iri", "uri-reference", "iri-reference", "hostname", "idn-hostname", "ipv4", "ipv6"}
-ADDRESS_WORDS = {"url", "urls", "uri", "uris", "href", "link", "links", "endpoint", "host", "hostname", "domain",
-                 "website", "site"}
+ADDRESS_WORDS = {
+    "url",
+    "urls",
+    "uri",
+    "uris",
+    "href",
+    "link",
+    "links",
+    "endpoint",
+    "host",
+    "hostname",
+    "domain",
+    "website",
+    "site",
+}
 NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")  # "base_url" and "baseUrl" both give "url"
 DESCRIBES_AN_ADDRESS = re.compile(r"\b(?:URL|URI)s?\b", re.IGNORECASE)
 ECHO_MIN_CHARS = 3  # shorter values turn up in any message
@@ -31,8 +44,11 @@ def input_properties(tool: JsonObject) -> dict[str, Any]:
 
 def text_parameters(tool: JsonObject) -> list[str]:
     """The names of the tool's string arguments, in the order its inputSchema lists them."""
-    return [name for name, schema in input_properties(tool).items()
-            if isinstance(schema, dict) and schema.get("type") == "string"]
+    return [
+        name
+        for name, schema in input_properties(tool).items()
+        if isinstance(schema, dict) and schema.get("type") == "string"
+    ]
 
 
 def takes_an_address(tool: JsonObject, parameter: str) -> bool:
@@ -40,9 +56,12 @@ def takes_an_address(tool: JsonObject, parameter: str) -> bool:
     schema = input_properties(tool).get(parameter)
     schema = schema if isinstance(schema, dict) else {}
     words = {part.lower() for part in NAME_PARTS.findall(parameter)}
-    return (schema.get("format") in ADDRESS_FORMATS or bool(words & ADDRESS_WORDS)
-            or parameter.lower().endswith(("url", "uri", "urls"))
-            or bool(DESCRIBES_AN_ADDRESS.search(str(schema.get("description") or ""))))
+    return (
+        schema.get("format") in ADDRESS_FORMATS
+        or bool(words & ADDRESS_WORDS)
+        or parameter.lower().endswith(("url", "uri", "urls"))
+        or bool(DESCRIBES_AN_ADDRESS.search(str(schema.get("description") or "")))
+    )
 
 
 def failure_echoes(ctx: ComplianceContext, tool: JsonObject, parameter: str) -> bool:
@@ -62,7 +81,7 @@ def service_summary(ctx: ComplianceContext, tools: list[JsonObject]) -> str:
 
 
 def left_out(ctx: ComplianceContext, tools: list[JsonObject], verb: str = "called") -> str:
-    """"; not <verb>, out of service: name: how it failed; ..." for those of the tools whose backend is out of reach,
+    """ "; not <verb>, out of service: name: how it failed; ..." for those of the tools whose backend is out of reach,
     "" when there are none: a verdict says which tools it did not call and why."""
     note = service_summary(ctx, tools)
     return f"; not {verb}, out of service: {note}" if note else ""

@@ -125,8 +125,9 @@ class ComplianceContext:
         allowed = [t for t in self.tools if is_read_only(t) or t.get("name") in self.config.allow_destructive]
         self.passed_over.update(str(t.get("name")) for t in allowed if t.get("name") in self.hung_tools)
         callable_tools = [t for t in allowed if t.get("name") not in self.hung_tools]
-        return sorted(callable_tools, key=lambda t: (t.get("name") in self.out_of_service,
-                                                     self.backend_down(str(t.get("name")))))
+        return sorted(
+            callable_tools, key=lambda t: (t.get("name") in self.out_of_service, self.backend_down(str(t.get("name"))))
+        )
 
     def working_tools(self) -> list[JsonObject]:
         """The read-only tools whose backend is not known to be out of reach: those a probe that needs a working
@@ -139,8 +140,11 @@ class ComplianceContext:
 
     def service_note(self, tools: list[JsonObject]) -> str:
         """How those of these tools whose backend is out of reach failed: "name: failure; ..."."""
-        return "; ".join(f"{t.get('name')}: {self.out_of_service[str(t.get('name'))]}" for t in tools
-                         if self.backend_down(str(t.get("name"))))
+        return "; ".join(
+            f"{t.get('name')}: {self.out_of_service[str(t.get('name'))]}"
+            for t in tools
+            if self.backend_down(str(t.get("name")))
+        )
 
     def _listed_tool_names(self) -> set[str]:
         """The names in the tool list fetched so far (none fetched: none; a stuck server is not asked again)."""
@@ -149,8 +153,9 @@ class ComplianceContext:
 
     def hang_note(self) -> str:
         """Why the running check did not call the tools that hung, for a check that had no other tool."""
-        return "; ".join(f"{name} hung in {self.hung_tools[name]} and is not called again"
-                         for name in sorted(self.passed_over))
+        return "; ".join(
+            f"{name} hung in {self.hung_tools[name]} and is not called again" for name in sorted(self.passed_over)
+        )
 
     def arguments_for(self, tool: JsonObject) -> JsonObject:
         probe = self.config.probe_for(str(tool.get("name")))
@@ -245,14 +250,22 @@ class ComplianceContext:
 
     def _recorded_call(self, name: str, arguments: Any) -> tuple[bool, JsonObject | None]:
         """Whether this call was made on the current session, and its answer (None when none came)."""
-        sent_ids = {entry.message.get("id") for entry in self.session.transport.recording.messages()
-                    if entry.direction == "sent" and isinstance(entry.message, dict)
-                    and entry.message.get("method") == "tools/call" and isinstance(entry.message.get("params"), dict)
-                    and entry.message["params"].get("name") == name
-                    and entry.message["params"].get("arguments") == arguments}
+        sent_ids = {
+            entry.message.get("id")
+            for entry in self.session.transport.recording.messages()
+            if entry.direction == "sent"
+            and isinstance(entry.message, dict)
+            and entry.message.get("method") == "tools/call"
+            and isinstance(entry.message.get("params"), dict)
+            and entry.message["params"].get("name") == name
+            and entry.message["params"].get("arguments") == arguments
+        }
         sent_ids.discard(None)
-        answers = [item for item in self.received_messages()
-                   if isinstance(item, dict) and "method" not in item and item.get("id") in sent_ids]
+        answers = [
+            item
+            for item in self.received_messages()
+            if isinstance(item, dict) and "method" not in item and item.get("id") in sent_ids
+        ]
         if answers:
             return True, answers[0]
         return bool(sent_ids), None
@@ -313,8 +326,9 @@ class ComplianceContext:
         if isinstance(transport, HttpTransport):
             reply = transport.raw_request("POST", body=raw, headers=headers, timeout_s=self.session.timeout_s)
             # The reply may carry notifications first; the answer is the response (or a batch of them).
-            answer = next((m for m in reply.messages if isinstance(m, list)
-                           or (isinstance(m, dict) and "method" not in m)), None)
+            answer = next(
+                (m for m in reply.messages if isinstance(m, list) or (isinstance(m, dict) and "method" not in m)), None
+            )
             return RawAnswer(answer, self.still_serving(liveness=not occupies_server(raw)), reply)
         received_before = len(transport.recording.received())
         try:
@@ -343,8 +357,11 @@ class ComplianceContext:
             expect_id = message.get("id") if isinstance(message, dict) else None
             if isinstance(message, dict):
                 message = self.conformant(message)
-            self.memo[key] = self.send_json(message, expect_id) if not isinstance(message, str) else \
-                self.send_raw(message, expect_id)
+            self.memo[key] = (
+                self.send_json(message, expect_id)
+                if not isinstance(message, str)
+                else self.send_raw(message, expect_id)
+            )
         answer: RawAnswer = self.memo[key]
         if isinstance(answer.response, dict):
             self.note_answer(answer.response)
@@ -414,15 +431,23 @@ class ComplianceContext:
 
     def all_received(self) -> list[Any]:
         """Every JSON message received in this run's era, on every session."""
-        return [item for recording in self.recordings() for entry in recording.received() if entry.is_json
-                for item in (entry.message if isinstance(entry.message, list) else [entry.message])]
+        return [
+            item
+            for recording in self.recordings()
+            for entry in recording.received()
+            if entry.is_json
+            for item in (entry.message if isinstance(entry.message, list) else [entry.message])
+        ]
 
     def results_for(self, *methods: str) -> list[tuple[str, JsonObject]]:
         """(method, result) of every result received for a request of one of `methods` (all when none given)."""
         found = []
         for recording in self.recordings():
-            sent = {m.message.get("id"): m.message.get("method") for m in recording.messages()
-                    if m.direction == "sent" and isinstance(m.message, dict) and "method" in m.message}
+            sent = {
+                m.message.get("id"): m.message.get("method")
+                for m in recording.messages()
+                if m.direction == "sent" and isinstance(m.message, dict) and "method" in m.message
+            }
             for entry in recording.received():
                 for item in entry.message if isinstance(entry.message, list) else [entry.message]:
                     answered = isinstance(item, dict) and "result" in item and isinstance(item.get("id"), (str, int))
@@ -446,8 +471,10 @@ def not_evaluable_without_discover(ctx: ComplianceContext, consequence: str = ""
     """Since 2026-07-28 what the server says about itself, and what its rejections mean, rest on the
     conformant server/discover: when it was not served, the check fails as not evaluable."""
     if ctx.stateless and not ctx.discover_served:
-        return Outcome(Status.FAIL, f"not evaluable: the conformant server/discover was not served{consequence} "
-                       "(see lifecycle-discover)")
+        return Outcome(
+            Status.FAIL,
+            f"not evaluable: the conformant server/discover was not served{consequence} (see lifecycle-discover)",
+        )
     return None
 
 
@@ -481,8 +508,11 @@ def failure_text(response: Any) -> str | None:
         return text if data is None else f"{text} ({data if isinstance(data, str) else json.dumps(data)})"
     result = response.get("result") if isinstance(response, dict) else None
     if isinstance(result, dict) and result.get("isError") is True:
-        texts = [str(block.get("text")) for block in result.get("content") or []
-                 if isinstance(block, dict) and block.get("type") == "text"]
+        texts = [
+            str(block.get("text"))
+            for block in result.get("content") or []
+            if isinstance(block, dict) and block.get("type") == "text"
+        ]
         return "isError: " + (" ".join(texts) or "no text")
     return None
 

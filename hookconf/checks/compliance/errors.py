@@ -43,8 +43,10 @@ UNKNOWN_METHOD = {"jsonrpc": "2.0", "id": "hookconf-unknown-method-1", "method":
 INVALID_REQUEST_MESSAGE = {"jsonrpc": "2.0", "id": "hookconf-invalid-request-1", "method": 42}
 TRUNCATED_JSON = '{"jsonrpc": "2.0", "id": "hookconf-parse-1", "method": "ping"'
 UNKNOWN_TOOL = "hookconf_no_such_tool_7f3a"
-RETIRED_CODES = {RESOURCE_NOT_FOUND: f"resource not found (now {INVALID_PARAMS})",
-                 URL_ELICITATION_REQUIRED: "URL elicitation required (MRTR replaced it)"}
+RETIRED_CODES = {
+    RESOURCE_NOT_FOUND: f"resource not found (now {INVALID_PARAMS})",
+    URL_ELICITATION_REQUIRED: "URL elicitation required (MRTR replaced it)",
+}
 LIST_KEYS = {"tools/list": "tools", "resources/list": "resources", "prompts/list": "prompts"}
 GATED_METHODS = {
     "prompts": ("prompts/list", {}),
@@ -53,14 +55,20 @@ GATED_METHODS = {
     "logging": ("logging/setLevel", {"level": "info"}),
 }
 LIST_CAPABILITIES = ("prompts", "resources", "tools")
-UNDECLARED_ADVICE = ("a method of an undeclared capability answered without items (e.g. an empty list); the spec's "
-                     "\"Only use capabilities that were successfully negotiated\" binds the party that uses one, the "
-                     "client, and no sentence asks a server to refuse it (serving items does fail: a server that "
-                     "supports prompts, resources or tools MUST declare them)")
-IS_ERROR_ADVICE = ("an isError tool result instead of a JSON-RPC error; the spec lists unknown tools and malformed "
-                   "requests under protocol errors, with no SHOULD")
-INVALID_CURSOR_RULE = Rule("Invalid cursors SHOULD result in an error with code -32602 (Invalid params).",
-                           "MCP server/utilities/pagination#error-handling, 2024-11-05 to 2026-07-28")
+UNDECLARED_ADVICE = (
+    "a method of an undeclared capability answered without items (e.g. an empty list); the spec's "
+    '"Only use capabilities that were successfully negotiated" binds the party that uses one, the '
+    "client, and no sentence asks a server to refuse it (serving items does fail: a server that "
+    "supports prompts, resources or tools MUST declare them)"
+)
+IS_ERROR_ADVICE = (
+    "an isError tool result instead of a JSON-RPC error; the spec lists unknown tools and malformed "
+    "requests under protocol errors, with no SHOULD"
+)
+INVALID_CURSOR_RULE = Rule(
+    "Invalid cursors SHOULD result in an error with code -32602 (Invalid params).",
+    "MCP server/utilities/pagination#error-handling, 2024-11-05 to 2026-07-28",
+)
 
 
 def unknown_method(ctx: ComplianceContext) -> RawAnswer:
@@ -86,8 +94,11 @@ def noting_arrivals(ctx: ComplianceContext, key: str, send: Callable[[], RawAnsw
         recording = ctx.session.transport.recording
         start = len(recording.received())
         ctx.memo[key] = send()
-        ctx.memo[f"{key}:arrived"] = [_arrival(entry) for entry in recording.received()[start:]
-                                      if not entry.is_json or _is_server_message(entry.message)]
+        ctx.memo[f"{key}:arrived"] = [
+            _arrival(entry)
+            for entry in recording.received()[start:]
+            if not entry.is_json or _is_server_message(entry.message)
+        ]
     answer: RawAnswer = ctx.memo[key]
     return answer
 
@@ -100,8 +111,11 @@ def _is_server_message(message: object) -> bool:
 def _arrival(entry: RecordedMessage) -> str:
     if not entry.is_json:
         return f"the non-JSON line {entry.raw.strip()[:60]!r}"
-    item = next(i for i in (entry.message if isinstance(entry.message, list) else [entry.message])
-                if isinstance(i, dict) and "method" in i)
+    item = next(
+        i
+        for i in (entry.message if isinstance(entry.message, list) else [entry.message])
+        if isinstance(i, dict) and "method" in i
+    )
     kind = "request" if "id" in item else "notification"
     params = f" {json.dumps(item['params'], ensure_ascii=False)[:80]}" if "params" in item else ""
     return f"the {kind} {item['method']}{params}"
@@ -124,25 +138,37 @@ def _survival(answer: RawAnswer, what: str, silence: str) -> Outcome:
     return passed(f"still serving after {what}; it answered with {describe(answer.response)}")
 
 
-@compliance_check("error-unknown-method", Category.ERRORS, "Unknown method gets a JSON-RPC error", required=True,
-                  spec=f"{BASE_PAGE}#responses",
-                  why="A request must be answered; silence leaves the client waiting until its timeout.",
-                  fix="Answer unknown methods with error -32601 (Method not found).")
+@compliance_check(
+    "error-unknown-method",
+    Category.ERRORS,
+    "Unknown method gets a JSON-RPC error",
+    required=True,
+    spec=f"{BASE_PAGE}#responses",
+    why="A request must be answered; silence leaves the client waiting until its timeout.",
+    fix="Answer unknown methods with error -32601 (Method not found).",
+)
 def check_unknown_method(ctx: ComplianceContext) -> Outcome:
     answer = unknown_method(ctx)
     if answer.response is None:
-        return failed(no_answer(ctx, "unknown-method", "an unknown method")
-                      + ("" if answer.still_serving else "; the server stopped"))
+        return failed(
+            no_answer(ctx, "unknown-method", "an unknown method")
+            + ("" if answer.still_serving else "; the server stopped")
+        )
     if not is_error(answer.response):
         return failed(f"an unknown method was answered with {describe(answer.response)}")
     return passed(f"answered with {describe(answer.response)}")
 
 
-@compliance_check("error-method-code", Category.ERRORS, "Unknown method uses -32601", stateless_required=True,
-                  spec=f"{BASE_PAGE}#responses",
-                  lighthouse=("robust-unknown-method",),
-                  why="-32601 tells the client the method does not exist, as opposed to failing.",
-                  fix="Use code -32601 for methods you do not implement; -32602/-32603 mean something else.")
+@compliance_check(
+    "error-method-code",
+    Category.ERRORS,
+    "Unknown method uses -32601",
+    stateless_required=True,
+    spec=f"{BASE_PAGE}#responses",
+    lighthouse=("robust-unknown-method",),
+    why="-32601 tells the client the method does not exist, as opposed to failing.",
+    fix="Use code -32601 for methods you do not implement; -32602/-32603 mean something else.",
+)
 def check_method_code(ctx: ComplianceContext) -> Outcome:
     code = error_code(unknown_method(ctx).response)
     if code is None:
@@ -153,46 +179,63 @@ def check_method_code(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check(
-    "error-invalid-jsonrpc", Category.ERRORS, "Survives a malformed JSON-RPC request", required=True,
-                  stateless_required=False, spec=f"{BASE_PAGE}#requests",
-                  why="A bad request from one client must not take the server down for everyone.",
-                  fix="Validate each message and answer invalid ones with -32600; never crash on them.")
+    "error-invalid-jsonrpc",
+    Category.ERRORS,
+    "Survives a malformed JSON-RPC request",
+    required=True,
+    stateless_required=False,
+    spec=f"{BASE_PAGE}#requests",
+    why="A bad request from one client must not take the server down for everyone.",
+    fix="Validate each message and answer invalid ones with -32600; never crash on them.",
+)
 def check_invalid_jsonrpc(ctx: ComplianceContext) -> Outcome:
     what = "a request whose method is a number"
     return _survival(invalid_request(ctx), what, no_answer(ctx, "invalid-request", what))
 
 
 @compliance_check(
-    "error-invalid-request-code", Category.ERRORS, "Invalid request answered with -32600",
-                  spec=f"{BASE_PAGE}#requests",
-                  why="JSON-RPC 2.0 answers an Invalid Request with -32600; silence leaves the client hanging.",
-                  fix="Answer a request that is valid JSON but not a valid request with error -32600.")
+    "error-invalid-request-code",
+    Category.ERRORS,
+    "Invalid request answered with -32600",
+    spec=f"{BASE_PAGE}#requests",
+    why="JSON-RPC 2.0 answers an Invalid Request with -32600; silence leaves the client hanging.",
+    fix="Answer a request that is valid JSON but not a valid request with error -32600.",
+)
 def check_invalid_request_code(ctx: ComplianceContext) -> Outcome:
     answer = invalid_request(ctx)
     code = error_code(answer.response)
     if answer.response is None:
-        return failed(f"{no_answer(ctx, 'invalid-request', 'an invalid request (its method is a number)')}; "
-                      "JSON-RPC requires -32600")
+        return failed(
+            f"{no_answer(ctx, 'invalid-request', 'an invalid request (its method is a number)')}; "
+            "JSON-RPC requires -32600"
+        )
     if code != INVALID_REQUEST:
         return failed(f"invalid request answered with {describe(answer.response)}, expected {INVALID_REQUEST}")
     return passed(str(INVALID_REQUEST))
 
 
-@compliance_check("error-invalid-json", Category.ERRORS, "Survives invalid JSON",
-                  spec=f"{BASE_PAGE}#messages", lighthouse=("robust-malformed-json",),
-                  why="A truncated message must not crash the server or desynchronize its input.",
-                  fix="Catch parse errors per message, answer -32700, and go on reading.")
+@compliance_check(
+    "error-invalid-json",
+    Category.ERRORS,
+    "Survives invalid JSON",
+    spec=f"{BASE_PAGE}#messages",
+    lighthouse=("robust-malformed-json",),
+    why="A truncated message must not crash the server or desynchronize its input.",
+    fix="Catch parse errors per message, answer -32700, and go on reading.",
+)
 def check_invalid_json(ctx: ComplianceContext) -> Outcome:
     what = "a truncated JSON message"
     return _survival(invalid_json(ctx), what, no_answer(ctx, "invalid-json", what))
 
 
 @compliance_check(
-    "error-parse-code", Category.ERRORS, "Invalid JSON answered with -32700 and id null",
-                  spec=f"{BASE_PAGE}#messages",
-                  why="JSON-RPC 2.0 answers unparseable input with -32700 and id null (the id cannot be read).",
-                  fix="Answer unparseable input with {\"jsonrpc\": \"2.0\", \"id\": null, \"error\": "
-                  "{\"code\": -32700, ...}}.")
+    "error-parse-code",
+    Category.ERRORS,
+    "Invalid JSON answered with -32700 and id null",
+    spec=f"{BASE_PAGE}#messages",
+    why="JSON-RPC 2.0 answers unparseable input with -32700 and id null (the id cannot be read).",
+    fix='Answer unparseable input with {"jsonrpc": "2.0", "id": null, "error": {"code": -32700, ...}}.',
+)
 def check_parse_code(ctx: ComplianceContext) -> Outcome:
     answer = invalid_json(ctx)
     response = answer.response
@@ -211,42 +254,60 @@ def _judge_bad_call(response: object, what: str) -> Outcome:
         return failed(f"no answer to {what}")
     code = error_code(response)
     if code == INTERNAL_ERROR:
-        return failed(f"{what} answered with {INTERNAL_ERROR} (internal error): the server failed instead of rejecting "
-                      "the request; use -32602")
+        return failed(
+            f"{what} answered with {INTERNAL_ERROR} (internal error): the server failed instead of rejecting "
+            "the request; use -32602"
+        )
     if is_error(response):
         return passed(f"rejected with {describe(response)}")
     result = response.get("result") if isinstance(response, dict) else None
     if isinstance(result, dict) and result.get("isError") is True:
-        return advised(f"{what} answered with a tool result with isError: true; the spec lists this case "
-                       "under protocol errors (JSON-RPC errors), with no SHOULD")
+        return advised(
+            f"{what} answered with a tool result with isError: true; the spec lists this case "
+            "under protocol errors (JSON-RPC errors), with no SHOULD"
+        )
     return failed(f"{what} was answered with a success result")
 
 
-@compliance_check("error-missing-params", Category.ERRORS, "tools/call without a name is rejected",
-                  capability="tools", spec="server/tools#error-handling",
-                  why="A call that names no tool cannot succeed; the client must learn that from an error.",
-                  fix="Answer tools/call without params.name with -32602 (Invalid params).",
-                  advice=IS_ERROR_ADVICE)
+@compliance_check(
+    "error-missing-params",
+    Category.ERRORS,
+    "tools/call without a name is rejected",
+    capability="tools",
+    spec="server/tools#error-handling",
+    why="A call that names no tool cannot succeed; the client must learn that from an error.",
+    fix="Answer tools/call without params.name with -32602 (Invalid params).",
+    advice=IS_ERROR_ADVICE,
+)
 def check_missing_params(ctx: ComplianceContext) -> Outcome:
     return _judge_bad_call(ctx.request("tools/call", {"arguments": {}}), "tools/call without a name")
 
 
-@compliance_check("tools-call-unknown", Category.ERRORS, "Unknown tool name is rejected", capability="tools",
-                  spec="server/tools#error-handling", lighthouse=("robust-invalid-tool",),
-                  why="Unknown tools are a protocol error; a success or an internal error misleads the client.",
-                  fix="Answer tools/call for an unknown name with -32602 (Unknown tool).",
-                  advice=IS_ERROR_ADVICE)
+@compliance_check(
+    "tools-call-unknown",
+    Category.ERRORS,
+    "Unknown tool name is rejected",
+    capability="tools",
+    spec="server/tools#error-handling",
+    lighthouse=("robust-invalid-tool",),
+    why="Unknown tools are a protocol error; a success or an internal error misleads the client.",
+    fix="Answer tools/call for an unknown name with -32602 (Unknown tool).",
+    advice=IS_ERROR_ADVICE,
+)
 def check_unknown_tool(ctx: ComplianceContext) -> Outcome:
     return _judge_bad_call(ctx.call_tool(UNKNOWN_TOOL, {}), f"tools/call of the unknown tool {UNKNOWN_TOOL!r}")
 
 
 @compliance_check(
-    "error-capability-gated", Category.ERRORS, "What the server serves, it declares as a capability",
-                  spec="basic/lifecycle#capability-negotiation",
-                  why="Clients that respect the negotiation never ask for an undeclared feature: prompts, resources "
-                  "or tools served without their capability stay hidden from them.",
-                  fix="Declare every capability whose items you serve; answer methods of others with -32601.",
-                  advice=UNDECLARED_ADVICE)
+    "error-capability-gated",
+    Category.ERRORS,
+    "What the server serves, it declares as a capability",
+    spec="basic/lifecycle#capability-negotiation",
+    why="Clients that respect the negotiation never ask for an undeclared feature: prompts, resources "
+    "or tools served without their capability stay hidden from them.",
+    fix="Declare every capability whose items you serve; answer methods of others with -32601.",
+    advice=UNDECLARED_ADVICE,
+)
 def check_capability_gated(ctx: ComplianceContext) -> Outcome:
     undeclared = [name for name in LIST_CAPABILITIES if not ctx.declared(name)]
     # logging/setLevel is gone in 2026-07-28 for every server, so it says nothing about gating there; it is
@@ -270,29 +331,34 @@ def _gated(ctx: ComplianceContext, capability: str) -> Outcome:
     method, params = GATED_METHODS[capability]
     response = ctx.request(method, params)
     if response is None:
-        return failed(f"no answer to {method} (capability {capability} not declared); JSON-RPC answers every "
-                      "request")
+        return failed(f"no answer to {method} (capability {capability} not declared); JSON-RPC answers every request")
     if is_error(response):
         return passed(f"{method} (not declared) rejected with {describe(response)}")
     result = response.get("result")
     items = result.get(LIST_KEYS.get(method, "")) if isinstance(result, dict) else None
     if isinstance(items, list) and items:
-        names = ", ".join(repr(str(item.get("name") or item.get("uri")))
-                          for item in items[:3] if isinstance(item, dict))
+        names = ", ".join(
+            repr(str(item.get("name") or item.get("uri"))) for item in items[:3] if isinstance(item, dict)
+        )
         count = f"{len(items)} item{'s' if len(items) > 1 else ''}"
-        return failed(f"{method} listed {count} ({names}) although the {capability} capability is not declared; the "
-                      f"spec: \"Servers that support {capability} MUST declare the `{capability}` capability\" "
-                      f"(MCP server/{capability}#capabilities, every revision)")
+        return failed(
+            f"{method} listed {count} ({names}) although the {capability} capability is not declared; the "
+            f'spec: "Servers that support {capability} MUST declare the `{capability}` capability" '
+            f"(MCP server/{capability}#capabilities, every revision)"
+        )
     answer = f"an empty {LIST_KEYS[method]} list" if isinstance(items, list) else describe(response)
-    return advised(f"{method} was answered with {answer} although the {capability} capability is "
-                   "not declared")
+    return advised(f"{method} was answered with {answer} although the {capability} capability is not declared")
 
 
 @compliance_check(
-    "error-invalid-cursor", Category.ERRORS, "An invalid cursor is rejected with -32602",
-                  spec="server/utilities/pagination#error-handling",
-                  why="Invalid cursors SHOULD give -32602 so that the client restarts its listing.",
-                  fix="Answer an unknown cursor with -32602 (Invalid params).", should=INVALID_CURSOR_RULE)
+    "error-invalid-cursor",
+    Category.ERRORS,
+    "An invalid cursor is rejected with -32602",
+    spec="server/utilities/pagination#error-handling",
+    why="Invalid cursors SHOULD give -32602 so that the client restarts its listing.",
+    fix="Answer an unknown cursor with -32602 (Invalid params).",
+    should=INVALID_CURSOR_RULE,
+)
 def check_invalid_cursor(ctx: ComplianceContext) -> Outcome:
     method = next((GATED_METHODS[cap][0] for cap in ("tools", "resources", "prompts") if ctx.declared(cap)), None)
     if method is None:
@@ -310,9 +376,14 @@ def check_invalid_cursor(ctx: ComplianceContext) -> Outcome:
     return warned(f"{method} with an invalid cursor answered with {describe(response)}, not {INVALID_PARAMS}")
 
 
-@compliance_check("error-id-echo", Category.ERRORS, "Errors echo the request id", spec=f"{BASE_PAGE}#responses",
-                  why="An error with the wrong id cannot be matched to its request: the client waits forever.",
-                  fix="Copy the request's id into every error response (null only when it could not be read).")
+@compliance_check(
+    "error-id-echo",
+    Category.ERRORS,
+    "Errors echo the request id",
+    spec=f"{BASE_PAGE}#responses",
+    why="An error with the wrong id cannot be matched to its request: the client waits forever.",
+    fix="Copy the request's id into every error response (null only when it could not be read).",
+)
 def check_id_echo(ctx: ComplianceContext) -> Outcome:
     answer = unknown_method(ctx)
     if not is_error(answer.response):
@@ -325,34 +396,51 @@ def check_id_echo(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check(
-    "error-response-format", Category.ERRORS, "Error objects have an integer code and a string message",
-                  spec=f"{BASE_PAGE}#responses", lighthouse=("proto-error-format",),
-                  why="Clients read error.code to decide what to do and show error.message to users.",
-                  fix="Send errors as {\"code\": <integer>, \"message\": <string>, \"data\"?: ...}.", after_all=True)
+    "error-response-format",
+    Category.ERRORS,
+    "Error objects have an integer code and a string message",
+    spec=f"{BASE_PAGE}#responses",
+    lighthouse=("proto-error-format",),
+    why="Clients read error.code to decide what to do and show error.message to users.",
+    fix='Send errors as {"code": <integer>, "message": <string>, "data"?: ...}.',
+    after_all=True,
+)
 def check_error_format(ctx: ComplianceContext) -> Outcome:
     unknown_method(ctx)
     errors = [m["error"] for m in ctx.error_responses()]
     if not errors:
         return skipped("the server sent no error responses")
-    bad = [e for e in errors if not isinstance(e.get("code"), int) or isinstance(e.get("code"), bool)
-           or not isinstance(e.get("message"), str)]
+    bad = [
+        e
+        for e in errors
+        if not isinstance(e.get("code"), int)
+        or isinstance(e.get("code"), bool)
+        or not isinstance(e.get("message"), str)
+    ]
     if bad:
         return failed(f"{len(bad)} of {len(errors)} errors lack an integer code or a string message: {bad[0]}")
     return passed(f"all {len(errors)} errors well formed")
 
 
 # --- 2026-07-28 only ---------------------------------------------------------------------------------
-@compliance_check("error-retired-codes", Category.ERRORS, "No retired error codes", revisions=STATELESS,
-                  spec="basic#error-codes", after_all=True,
-                  why="-32002 and -32042 are retired and never reused; clients of 2026-07-28 do not know them.",
-                  fix="Use -32602 for unknown resources; use input_required results instead of -32042.")
+@compliance_check(
+    "error-retired-codes",
+    Category.ERRORS,
+    "No retired error codes",
+    revisions=STATELESS,
+    spec="basic#error-codes",
+    after_all=True,
+    why="-32002 and -32042 are retired and never reused; clients of 2026-07-28 do not know them.",
+    fix="Use -32602 for unknown resources; use input_required results instead of -32042.",
+)
 def check_retired_codes(ctx: ComplianceContext) -> Outcome:
     messages = ctx.all_received()
     if not messages:
         return failed("nothing was received to inspect")
     errors = [m["error"] for m in messages if isinstance(m, dict) and isinstance(m.get("error"), dict)]
-    retired = sorted({f"{e.get('code')} ({RETIRED_CODES[e.get('code')]})" for e in errors
-                      if e.get("code") in RETIRED_CODES})
+    retired = sorted(
+        {f"{e.get('code')} ({RETIRED_CODES[e.get('code')]})" for e in errors if e.get("code") in RETIRED_CODES}
+    )
     if retired:
         return failed(f"retired codes used: {', '.join(retired)}")
     return passed(f"{len(errors)} errors, none with a retired code")

@@ -58,10 +58,17 @@ def _listing_caching(ctx: ComplianceContext, method: str, key: str) -> Outcome:
     return _caching_outcome(ctx, method)
 
 
-@compliance_check("tools-list", Category.TOOLS, "tools/list returns a valid list", required=True, capability="tools",
-                  spec="server/tools#listing-tools", lighthouse=("schema-tools-list",),
-                  why="A tool server is used through tools/list; a broken list hides every tool.",
-                  fix="Answer tools/list with {tools: [...], nextCursor?} matching the schema.")
+@compliance_check(
+    "tools-list",
+    Category.TOOLS,
+    "tools/list returns a valid list",
+    required=True,
+    capability="tools",
+    spec="server/tools#listing-tools",
+    lighthouse=("schema-tools-list",),
+    why="A tool server is used through tools/list; a broken list hides every tool.",
+    fix="Answer tools/list with {tools: [...], nextCursor?} matching the schema.",
+)
 def check_tools_list(ctx: ComplianceContext) -> Outcome:
     listing = ctx.listing("tools/list", "tools")
     errors = _schema_errors(ctx, "tools/list")
@@ -70,10 +77,16 @@ def check_tools_list(ctx: ComplianceContext) -> Outcome:
     return _list_outcome(listing, "tools/list")
 
 
-@compliance_check("tools-call", Category.TOOLS, "tools/call answers in the CallToolResult format", capability="tools",
-                  stateless_required=True, spec="server/tools#calling-tools",
-                  why="Clients read content (and structuredContent) from every tool result.",
-                  fix="Answer tools/call with {content: [...], isError?, structuredContent?}.")
+@compliance_check(
+    "tools-call",
+    Category.TOOLS,
+    "tools/call answers in the CallToolResult format",
+    capability="tools",
+    stateless_required=True,
+    spec="server/tools#calling-tools",
+    why="Clients read content (and structuredContent) from every tool result.",
+    fix="Answer tools/call with {content: [...], isError?, structuredContent?}.",
+)
 def check_tools_call(ctx: ComplianceContext) -> Outcome:
     tools = ctx.read_only_tools()
     if not tools:
@@ -92,10 +105,15 @@ def check_tools_call(ctx: ComplianceContext) -> Outcome:
     return passed(f"{tool['name']} returned {len(content)} content item(s)")
 
 
-@compliance_check("tools-pagination", Category.TOOLS, "tools/list pagination works", capability="tools",
-                  spec="server/utilities/pagination",
-                  why="Large tool sets are paged; a client follows nextCursor until it is absent.",
-                  fix="Give nextCursor only while there are more pages, and accept it as cursor.")
+@compliance_check(
+    "tools-pagination",
+    Category.TOOLS,
+    "tools/list pagination works",
+    capability="tools",
+    spec="server/utilities/pagination",
+    why="Large tool sets are paged; a client follows nextCursor until it is absent.",
+    fix="Give nextCursor only while there are more pages, and accept it as cursor.",
+)
 def check_tools_pagination(ctx: ComplianceContext) -> Outcome:
     return _pagination(ctx.listing("tools/list", "tools"), "tools/list")
 
@@ -110,10 +128,17 @@ def _pagination(listing: Listing, method: str) -> Outcome:
     return passed(f"followed nextCursor over {listing.pages} pages")
 
 
-@compliance_check("tools-content-types", Category.TOOLS, "Tool content items have valid types", capability="tools",
-                  stateless_required=True, spec="server/tools#tool-result",
-                  why="Clients render content by type; an unknown type is dropped or breaks rendering.",
-                  fix=f"Use content types {', '.join(sorted(CONTENT_TYPES))}.", after_all=True)
+@compliance_check(
+    "tools-content-types",
+    Category.TOOLS,
+    "Tool content items have valid types",
+    capability="tools",
+    stateless_required=True,
+    spec="server/tools#tool-result",
+    why="Clients render content by type; an unknown type is dropped or breaks rendering.",
+    fix=f"Use content types {', '.join(sorted(CONTENT_TYPES))}.",
+    after_all=True,
+)
 def check_content_types(ctx: ComplianceContext) -> Outcome:
     items = _content_items(ctx)
     if not items:
@@ -135,10 +160,15 @@ def _content_items(ctx: ComplianceContext) -> list[JsonObject]:
 
 
 @compliance_check(
-    "tools-call-missing-args", Category.TOOLS, "A call missing required arguments is rejected",
-                  capability="tools", spec="server/tools#error-handling", lighthouse=("robust-missing-args",),
-                  why="A tool that runs without its required arguments acts on garbage; the model learns nothing.",
-                  fix="Validate arguments against the inputSchema; answer with isError: true or -32602.")
+    "tools-call-missing-args",
+    Category.TOOLS,
+    "A call missing required arguments is rejected",
+    capability="tools",
+    spec="server/tools#error-handling",
+    lighthouse=("robust-missing-args",),
+    why="A tool that runs without its required arguments acts on garbage; the model learns nothing.",
+    fix="Validate arguments against the inputSchema; answer with isError: true or -32602.",
+)
 def check_missing_args(ctx: ComplianceContext) -> Outcome:
     tool = next((t for t in ctx.read_only_tools() if (t.get("inputSchema") or {}).get("required")), None)
     if tool is None:
@@ -152,14 +182,22 @@ def check_missing_args(ctx: ComplianceContext) -> Outcome:
             # The tool went on to its backend without the arguments: that is no validation.
             return undecided(sandbox_note(backend))
         return passed(f"{tool['name']} without {', '.join(tool['inputSchema']['required'])} was rejected")
-    return failed(f"{tool['name']} ran without its required arguments "
-                  f"({', '.join(map(str, tool['inputSchema']['required']))}) and reported success")
+    return failed(
+        f"{tool['name']} ran without its required arguments "
+        f"({', '.join(map(str, tool['inputSchema']['required']))}) and reported success"
+    )
 
 
-@compliance_check("tools-unique-names", Category.TOOLS, "Tool names are unique", capability="tools",
-                  spec="server/tools#tool", lighthouse=("schema-no-duplicate-tools",),
-                  why="Tools are called by name; a duplicate name makes one of them unreachable.",
-                  fix="Give every tool its own name.")
+@compliance_check(
+    "tools-unique-names",
+    Category.TOOLS,
+    "Tool names are unique",
+    capability="tools",
+    spec="server/tools#tool",
+    lighthouse=("schema-no-duplicate-tools",),
+    why="Tools are called by name; a duplicate name makes one of them unreachable.",
+    fix="Give every tool its own name.",
+)
 def check_unique_names(ctx: ComplianceContext) -> Outcome:
     names = [str(t.get("name")) for t in ctx.tools]
     duplicates = sorted({n for n in names if names.count(n) > 1})
@@ -169,11 +207,16 @@ def check_unique_names(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check(
-    "tools-list-time", Category.TOOLS, f"tools/list answers within {TOOLS_LIST_BUDGET_MS // 1000} s",
-                  capability="tools", spec="server/tools#listing-tools", lighthouse=("perf-tools-list-time",),
-                  why="Hosts list tools at every start; a slow list delays every session.",
-                  fix="Build the tool list without network or disk work at request time.",
-                  advice="a slow tools/list; the spec sets no time limit")
+    "tools-list-time",
+    Category.TOOLS,
+    f"tools/list answers within {TOOLS_LIST_BUDGET_MS // 1000} s",
+    capability="tools",
+    spec="server/tools#listing-tools",
+    lighthouse=("perf-tools-list-time",),
+    why="Hosts list tools at every start; a slow list delays every session.",
+    fix="Build the tool list without network or disk work at request time.",
+    advice="a slow tools/list; the spec sets no time limit",
+)
 def check_tools_list_time(ctx: ComplianceContext) -> Outcome:
     started = time.monotonic()
     response = ctx.request("tools/list", {})
@@ -186,19 +229,32 @@ def check_tools_list_time(ctx: ComplianceContext) -> Outcome:
 
 
 # --- tools, 2026-07-28 only: caching hints, a stable order ---------------------------------------
-@compliance_check("tools-list-caching", Category.TOOLS, "tools/list carries caching hints", required=True,
-                  capability="tools", revisions=STATELESS, spec="server/tools#listing-tools",
-                  why="Clients cache the tool list for ttlMs instead of listing before every call.",
-                  fix="Add ttlMs and cacheScope to every tools/list result.")
+@compliance_check(
+    "tools-list-caching",
+    Category.TOOLS,
+    "tools/list carries caching hints",
+    required=True,
+    capability="tools",
+    revisions=STATELESS,
+    spec="server/tools#listing-tools",
+    why="Clients cache the tool list for ttlMs instead of listing before every call.",
+    fix="Add ttlMs and cacheScope to every tools/list result.",
+)
 def check_tools_list_caching(ctx: ComplianceContext) -> Outcome:
     return _listing_caching(ctx, "tools/list", "tools")
 
 
-@compliance_check("tools-list-deterministic-order", Category.TOOLS, "tools/list order is deterministic",
-                  capability="tools", revisions=STATELESS, spec="server/tools#listing-tools",
-                  why="Cached and fresh lists are compared by clients and gateways; a shuffled order looks like a "
-                  "change and defeats caching.",
-                  fix="List tools in a stable order (e.g. registration order or sorted by name).")
+@compliance_check(
+    "tools-list-deterministic-order",
+    Category.TOOLS,
+    "tools/list order is deterministic",
+    capability="tools",
+    revisions=STATELESS,
+    spec="server/tools#listing-tools",
+    why="Cached and fresh lists are compared by clients and gateways; a shuffled order looks like a "
+    "change and defeats caching.",
+    fix="List tools in a stable order (e.g. registration order or sorted by name).",
+)
 def check_deterministic_order(ctx: ComplianceContext) -> Outcome:
     ctx.listing("tools/list", "tools")
     while len(ctx.session.tool_listings) < 2:
@@ -207,16 +263,24 @@ def check_deterministic_order(ctx: ComplianceContext) -> Outcome:
     orders = [[str(t.get("name")) for t in listing] for listing in ctx.session.tool_listings]
     changed = [n for n, order in enumerate(orders[1:], start=2) if order != orders[0]]
     if changed:
-        return failed(f"listing {changed[0]} orders the tools differently: {orders[changed[0] - 1][:5]} "
-                      f"instead of {orders[0][:5]}")
+        return failed(
+            f"listing {changed[0]} orders the tools differently: {orders[changed[0] - 1][:5]} "
+            f"instead of {orders[0][:5]}"
+        )
     return passed(f"{len(orders)} listings in the same order")
 
 
 # --- resources -----------------------------------------------------------------------------------
-@compliance_check("resources-list", Category.RESOURCES, "resources/list returns a valid list", required=True,
-                  capability="resources", spec="server/resources#listing-resources",
-                  why="A resource server is browsed through resources/list.",
-                  fix="Answer resources/list with {resources: [...], nextCursor?}.")
+@compliance_check(
+    "resources-list",
+    Category.RESOURCES,
+    "resources/list returns a valid list",
+    required=True,
+    capability="resources",
+    spec="server/resources#listing-resources",
+    why="A resource server is browsed through resources/list.",
+    fix="Answer resources/list with {resources: [...], nextCursor?}.",
+)
 def check_resources_list(ctx: ComplianceContext) -> Outcome:
     listing = ctx.listing("resources/list", "resources")
     errors = _schema_errors(ctx, "resources/list")
@@ -225,10 +289,16 @@ def check_resources_list(ctx: ComplianceContext) -> Outcome:
     return _list_outcome(listing, "resources/list")
 
 
-@compliance_check("resources-read", Category.RESOURCES, "resources/read returns contents", capability="resources",
-                  stateless_required=True, spec="server/resources#reading-resources",
-                  why="Clients read a listed resource by its uri and expect contents with uri and text or blob.",
-                  fix="Answer resources/read with {contents: [{uri, mimeType?, text | blob}]}.")
+@compliance_check(
+    "resources-read",
+    Category.RESOURCES,
+    "resources/read returns contents",
+    capability="resources",
+    stateless_required=True,
+    spec="server/resources#reading-resources",
+    why="Clients read a listed resource by its uri and expect contents with uri and text or blob.",
+    fix="Answer resources/read with {contents: [{uri, mimeType?, text | blob}]}.",
+)
 def check_resources_read(ctx: ComplianceContext) -> Outcome:
     resources = [r for r in ctx.listing("resources/list", "resources").items if isinstance(r.get("uri"), str)]
     if not resources:
@@ -249,10 +319,14 @@ def check_resources_read(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check(
-    "resources-templates", Category.RESOURCES, "resources/templates/list works or is not found",
-                  capability="resources", spec="server/resources#resource-templates",
-                  why="Clients ask for templates; a server without them must say so with -32601 or an empty list.",
-                  fix="Answer resources/templates/list with {resourceTemplates: [...]} (or -32601).")
+    "resources-templates",
+    Category.RESOURCES,
+    "resources/templates/list works or is not found",
+    capability="resources",
+    spec="server/resources#resource-templates",
+    why="Clients ask for templates; a server without them must say so with -32601 or an empty list.",
+    fix="Answer resources/templates/list with {resourceTemplates: [...]} (or -32601).",
+)
 def check_resources_templates(ctx: ComplianceContext) -> Outcome:
     listing = ctx.listing("resources/templates/list", "resourceTemplates")
     if listing.error is not None:
@@ -262,20 +336,30 @@ def check_resources_templates(ctx: ComplianceContext) -> Outcome:
     return passed(f"{len(listing.items)} templates")
 
 
-@compliance_check("resources-pagination", Category.RESOURCES, "resources/list pagination works",
-                  capability="resources", spec="server/utilities/pagination",
-                  why="Large resource sets are paged; a client follows nextCursor until it is absent.",
-                  fix="Give nextCursor only while there are more pages, and accept it as cursor.")
+@compliance_check(
+    "resources-pagination",
+    Category.RESOURCES,
+    "resources/list pagination works",
+    capability="resources",
+    spec="server/utilities/pagination",
+    why="Large resource sets are paged; a client follows nextCursor until it is absent.",
+    fix="Give nextCursor only while there are more pages, and accept it as cursor.",
+)
 def check_resources_pagination(ctx: ComplianceContext) -> Outcome:
     return _pagination(ctx.listing("resources/list", "resources"), "resources/list")
 
 
 @compliance_check(
-    "resources-subscribe", Category.RESOURCES, "resources/subscribe and unsubscribe are accepted",
-                  required=True, capability="resources.subscribe", revisions=HANDSHAKE,
-                  spec="server/resources#subscriptions",
-                  why="A server that declares subscribe must accept subscriptions to its resources.",
-                  fix="Answer resources/subscribe and resources/unsubscribe with {}, or do not declare subscribe.")
+    "resources-subscribe",
+    Category.RESOURCES,
+    "resources/subscribe and unsubscribe are accepted",
+    required=True,
+    capability="resources.subscribe",
+    revisions=HANDSHAKE,
+    spec="server/resources#subscriptions",
+    why="A server that declares subscribe must accept subscriptions to its resources.",
+    fix="Answer resources/subscribe and resources/unsubscribe with {}, or do not declare subscribe.",
+)
 def check_resources_subscribe(ctx: ComplianceContext) -> Outcome:
     resources = [r for r in ctx.listing("resources/list", "resources").items if isinstance(r.get("uri"), str)]
     if not resources:
@@ -289,26 +373,46 @@ def check_resources_subscribe(ctx: ComplianceContext) -> Outcome:
 
 
 # --- resources, 2026-07-28 only: caching hints, -32602 for an unknown one ------------------------
-@compliance_check("resources-list-caching", Category.RESOURCES, "resources/list carries caching hints", required=True,
-                  capability="resources", revisions=STATELESS, spec="server/resources#listing-resources",
-                  why="Clients cache the resource list for ttlMs.",
-                  fix="Add ttlMs and cacheScope to every resources/list result.")
+@compliance_check(
+    "resources-list-caching",
+    Category.RESOURCES,
+    "resources/list carries caching hints",
+    required=True,
+    capability="resources",
+    revisions=STATELESS,
+    spec="server/resources#listing-resources",
+    why="Clients cache the resource list for ttlMs.",
+    fix="Add ttlMs and cacheScope to every resources/list result.",
+)
 def check_resources_list_caching(ctx: ComplianceContext) -> Outcome:
     return _listing_caching(ctx, "resources/list", "resources")
 
 
-@compliance_check("resources-templates-caching", Category.RESOURCES, "resources/templates/list carries caching hints",
-                  capability="resources", revisions=STATELESS, spec="server/resources#resource-templates",
-                  why="Clients cache the template list for ttlMs.",
-                  fix="Add ttlMs and cacheScope to every resources/templates/list result.")
+@compliance_check(
+    "resources-templates-caching",
+    Category.RESOURCES,
+    "resources/templates/list carries caching hints",
+    capability="resources",
+    revisions=STATELESS,
+    spec="server/resources#resource-templates",
+    why="Clients cache the template list for ttlMs.",
+    fix="Add ttlMs and cacheScope to every resources/templates/list result.",
+)
 def check_templates_caching(ctx: ComplianceContext) -> Outcome:
     return _listing_caching(ctx, "resources/templates/list", "resourceTemplates")
 
 
-@compliance_check("resources-read-caching", Category.RESOURCES, "resources/read carries caching hints", required=True,
-                  capability="resources", revisions=STATELESS, spec="server/resources#reading-resources",
-                  why="Clients cache resource contents for ttlMs instead of reading them again.",
-                  fix="Add ttlMs and cacheScope to every resources/read result.")
+@compliance_check(
+    "resources-read-caching",
+    Category.RESOURCES,
+    "resources/read carries caching hints",
+    required=True,
+    capability="resources",
+    revisions=STATELESS,
+    spec="server/resources#reading-resources",
+    why="Clients cache resource contents for ttlMs instead of reading them again.",
+    fix="Add ttlMs and cacheScope to every resources/read result.",
+)
 def check_read_caching(ctx: ComplianceContext) -> Outcome:
     if not ctx.results_for("resources/read"):
         uris = [r["uri"] for r in ctx.listing("resources/list", "resources").items if isinstance(r.get("uri"), str)]
@@ -318,11 +422,17 @@ def check_read_caching(ctx: ComplianceContext) -> Outcome:
     return _caching_outcome(ctx, "resources/read")
 
 
-@compliance_check("resources-not-found", Category.RESOURCES, "A nonexistent resource is answered with -32602",
-                  required=True, capability="resources", revisions=STATELESS,
-                  spec="server/resources#error-handling",
-                  why="2026-07-28 reports an unknown resource as invalid params (-32602); the old -32002 is retired.",
-                  fix="Answer resources/read of an unknown uri with -32602.")
+@compliance_check(
+    "resources-not-found",
+    Category.RESOURCES,
+    "A nonexistent resource is answered with -32602",
+    required=True,
+    capability="resources",
+    revisions=STATELESS,
+    spec="server/resources#error-handling",
+    why="2026-07-28 reports an unknown resource as invalid params (-32602); the old -32002 is retired.",
+    fix="Answer resources/read of an unknown uri with -32602.",
+)
 def check_resource_not_found(ctx: ComplianceContext) -> Outcome:
     uri = "hookconf://no-such-resource/7f3a"
     response = ctx.request("resources/read", {"uri": uri})
@@ -336,10 +446,16 @@ def check_resource_not_found(ctx: ComplianceContext) -> Outcome:
 
 
 # --- prompts -------------------------------------------------------------------------------------
-@compliance_check("prompts-list", Category.PROMPTS, "prompts/list returns a valid list", required=True,
-                  capability="prompts", spec="server/prompts#listing-prompts",
-                  why="A prompt server offers its prompts through prompts/list.",
-                  fix="Answer prompts/list with {prompts: [...], nextCursor?}.")
+@compliance_check(
+    "prompts-list",
+    Category.PROMPTS,
+    "prompts/list returns a valid list",
+    required=True,
+    capability="prompts",
+    spec="server/prompts#listing-prompts",
+    why="A prompt server offers its prompts through prompts/list.",
+    fix="Answer prompts/list with {prompts: [...], nextCursor?}.",
+)
 def check_prompts_list(ctx: ComplianceContext) -> Outcome:
     listing = ctx.listing("prompts/list", "prompts")
     errors = _schema_errors(ctx, "prompts/list")
@@ -348,17 +464,26 @@ def check_prompts_list(ctx: ComplianceContext) -> Outcome:
     return _list_outcome(listing, "prompts/list")
 
 
-@compliance_check("prompts-get", Category.PROMPTS, "prompts/get returns messages", capability="prompts",
-                  stateless_required=True, spec="server/prompts#getting-a-prompt",
-                  why="Clients insert a prompt's messages into the conversation; each needs a role and content.",
-                  fix="Answer prompts/get with {messages: [{role, content}], description?}.")
+@compliance_check(
+    "prompts-get",
+    Category.PROMPTS,
+    "prompts/get returns messages",
+    capability="prompts",
+    stateless_required=True,
+    spec="server/prompts#getting-a-prompt",
+    why="Clients insert a prompt's messages into the conversation; each needs a role and content.",
+    fix="Answer prompts/get with {messages: [{role, content}], description?}.",
+)
 def check_prompts_get(ctx: ComplianceContext) -> Outcome:
     prompts = [p for p in ctx.listing("prompts/list", "prompts").items if isinstance(p.get("name"), str)]
     if not prompts:
         return skipped("no listed prompt with a name")
     prompt = prompts[0]
-    arguments = {a["name"]: "hookconf" for a in prompt.get("arguments") or []
-                 if isinstance(a, dict) and a.get("required") and isinstance(a.get("name"), str)}
+    arguments = {
+        a["name"]: "hookconf"
+        for a in prompt.get("arguments") or []
+        if isinstance(a, dict) and a.get("required") and isinstance(a.get("name"), str)
+    }
     response = ctx.request("prompts/get", {"name": prompt["name"], "arguments": arguments})
     if response is None:
         return failed(f"no answer to prompts/get {prompt['name']}")
@@ -367,25 +492,42 @@ def check_prompts_get(ctx: ComplianceContext) -> Outcome:
     messages = (response.get("result") or {}).get("messages")
     if not isinstance(messages, list):
         return failed("the result has no messages array")
-    bad = [m for m in messages if not isinstance(m, dict) or m.get("role") not in ("user", "assistant")
-           or not isinstance(m.get("content"), dict)]
+    bad = [
+        m
+        for m in messages
+        if not isinstance(m, dict)
+        or m.get("role") not in ("user", "assistant")
+        or not isinstance(m.get("content"), dict)
+    ]
     if bad:
         return failed(f"{len(bad)} message(s) lack a user/assistant role or a content object")
     return passed(f"{prompt['name']}: {len(messages)} message(s)")
 
 
-@compliance_check("prompts-pagination", Category.PROMPTS, "prompts/list pagination works", capability="prompts",
-                  spec="server/utilities/pagination",
-                  why="Large prompt sets are paged; a client follows nextCursor until it is absent.",
-                  fix="Give nextCursor only while there are more pages, and accept it as cursor.")
+@compliance_check(
+    "prompts-pagination",
+    Category.PROMPTS,
+    "prompts/list pagination works",
+    capability="prompts",
+    spec="server/utilities/pagination",
+    why="Large prompt sets are paged; a client follows nextCursor until it is absent.",
+    fix="Give nextCursor only while there are more pages, and accept it as cursor.",
+)
 def check_prompts_pagination(ctx: ComplianceContext) -> Outcome:
     return _pagination(ctx.listing("prompts/list", "prompts"), "prompts/list")
 
 
 # --- prompts, 2026-07-28 only: caching hints -----------------------------------------------------
-@compliance_check("prompts-list-caching", Category.PROMPTS, "prompts/list carries caching hints", required=True,
-                  capability="prompts", revisions=STATELESS, spec="server/prompts#listing-prompts",
-                  why="Clients cache the prompt list for ttlMs.",
-                  fix="Add ttlMs and cacheScope to every prompts/list result.")
+@compliance_check(
+    "prompts-list-caching",
+    Category.PROMPTS,
+    "prompts/list carries caching hints",
+    required=True,
+    capability="prompts",
+    revisions=STATELESS,
+    spec="server/prompts#listing-prompts",
+    why="Clients cache the prompt list for ttlMs.",
+    fix="Add ttlMs and cacheScope to every prompts/list result.",
+)
 def check_prompts_list_caching(ctx: ComplianceContext) -> Outcome:
     return _listing_caching(ctx, "prompts/list", "prompts")

@@ -82,10 +82,17 @@ def _init_result(ctx: ComplianceContext) -> JsonObject:
     return ctx.handshake_result
 
 
-@compliance_check("lifecycle-init", Category.LIFECYCLE, "Initialize handshake succeeds", required=True,
-                  revisions=HANDSHAKE, spec=f"{LIFECYCLE_PAGE}#initialization", lighthouse=("proto-init",),
-                  why="Every session starts with initialize; a server that fails it cannot be used at all.",
-                  fix="Answer initialize with protocolVersion, capabilities and serverInfo.")
+@compliance_check(
+    "lifecycle-init",
+    Category.LIFECYCLE,
+    "Initialize handshake succeeds",
+    required=True,
+    revisions=HANDSHAKE,
+    spec=f"{LIFECYCLE_PAGE}#initialization",
+    lighthouse=("proto-init",),
+    why="Every session starts with initialize; a server that fails it cannot be used at all.",
+    fix="Answer initialize with protocolVersion, capabilities and serverInfo.",
+)
 def check_init(ctx: ComplianceContext) -> Outcome:
     result = _init_result(ctx)
     missing = [key for key in ("protocolVersion", "capabilities", "serverInfo") if key not in result]
@@ -95,29 +102,40 @@ def check_init(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check(
-    "lifecycle-proto-version", Category.LIFECYCLE, "Returns a valid YYYY-MM-DD protocol version",
-                  required=True, revisions=HANDSHAKE,
-                  spec=f"{LIFECYCLE_PAGE}#version-negotiation", lighthouse=("proto-init-version",),
-                  why="The client decides from protocolVersion which rules the rest of the session follows.",
-                  fix="Answer with the offered revision when you support it, else with one you support.")
+    "lifecycle-proto-version",
+    Category.LIFECYCLE,
+    "Returns a valid YYYY-MM-DD protocol version",
+    required=True,
+    revisions=HANDSHAKE,
+    spec=f"{LIFECYCLE_PAGE}#version-negotiation",
+    lighthouse=("proto-init-version",),
+    why="The client decides from protocolVersion which rules the rest of the session follows.",
+    fix="Answer with the offered revision when you support it, else with one you support.",
+)
 def check_proto_version(ctx: ComplianceContext) -> Outcome:
     version = _init_result(ctx).get("protocolVersion")
     if not isinstance(version, str) or not DATE_VERSION.match(version):
         return failed(f"protocolVersion {version!r} is not a YYYY-MM-DD string")
     if version in STATELESS_REVISIONS:
-        return failed(f"protocolVersion {version} is a stateless revision, which has no initialize; an initialize "
-                      f"is answered with a handshake revision ({', '.join(HANDSHAKE_REVISIONS)})")
+        return failed(
+            f"protocolVersion {version} is a stateless revision, which has no initialize; an initialize "
+            f"is answered with a handshake revision ({', '.join(HANDSHAKE_REVISIONS)})"
+        )
     if version not in HANDSHAKE_REVISIONS:
         return failed(f"protocolVersion {version} is not a published revision ({', '.join(HANDSHAKE_REVISIONS)})")
     return passed(f"negotiated {version}")
 
 
 @compliance_check(
-    "lifecycle-server-info", Category.LIFECYCLE, "serverInfo has a name and a version",
-                  spec=f"{LIFECYCLE_PAGE}#initialization", lighthouse=("bp-server-info",),
-                  why="serverInfo (an Implementation) requires name and version; clients show and log them. "
-                  "Since 2026-07-28 it travels in each result's _meta (io.modelcontextprotocol/serverInfo).",
-                  fix="Set serverInfo to {name, version} (title is optional); since 2026-07-28 in the result's _meta.")
+    "lifecycle-server-info",
+    Category.LIFECYCLE,
+    "serverInfo has a name and a version",
+    spec=f"{LIFECYCLE_PAGE}#initialization",
+    lighthouse=("bp-server-info",),
+    why="serverInfo (an Implementation) requires name and version; clients show and log them. "
+    "Since 2026-07-28 it travels in each result's _meta (io.modelcontextprotocol/serverInfo).",
+    fix="Set serverInfo to {name, version} (title is optional); since 2026-07-28 in the result's _meta.",
+)
 def check_server_info(ctx: ComplianceContext) -> Outcome:
     if (not_evaluable := not_evaluable_without_discover(ctx)) is not None:
         return not_evaluable
@@ -131,10 +149,16 @@ def check_server_info(ctx: ComplianceContext) -> Outcome:
     return passed(f"{info['name']} {info['version']}")
 
 
-@compliance_check("lifecycle-capabilities", Category.LIFECYCLE, "Returns a capabilities object", required=True,
-                  spec=f"{LIFECYCLE_PAGE}#capability-negotiation", lighthouse=("bp-capabilities-declared",),
-                  why="Capabilities tell the client which features it may use; without them it can use none.",
-                  fix="Answer initialize with capabilities, e.g. {\"tools\": {}} for a tool server.")
+@compliance_check(
+    "lifecycle-capabilities",
+    Category.LIFECYCLE,
+    "Returns a capabilities object",
+    required=True,
+    spec=f"{LIFECYCLE_PAGE}#capability-negotiation",
+    lighthouse=("bp-capabilities-declared",),
+    why="Capabilities tell the client which features it may use; without them it can use none.",
+    fix='Answer initialize with capabilities, e.g. {"tools": {}} for a tool server.',
+)
 def check_capabilities(ctx: ComplianceContext) -> Outcome:
     if (not_evaluable := not_evaluable_without_discover(ctx)) is not None:
         return not_evaluable
@@ -145,28 +169,45 @@ def check_capabilities(ctx: ComplianceContext) -> Outcome:
     return passed(f"declared: {declared}")
 
 
-@compliance_check("lifecycle-jsonrpc", Category.LIFECYCLE, "Every message is JSON-RPC 2.0", required=True,
-                  spec="basic#messages", lighthouse=("proto-jsonrpc-version",),
-                  why="MCP messages are JSON-RPC 2.0; a client may drop anything else.",
-                  fix="Put \"jsonrpc\": \"2.0\" in every response, request and notification.", after_all=True)
+@compliance_check(
+    "lifecycle-jsonrpc",
+    Category.LIFECYCLE,
+    "Every message is JSON-RPC 2.0",
+    required=True,
+    spec="basic#messages",
+    lighthouse=("proto-jsonrpc-version",),
+    why="MCP messages are JSON-RPC 2.0; a client may drop anything else.",
+    fix='Put "jsonrpc": "2.0" in every response, request and notification.',
+    after_all=True,
+)
 def check_jsonrpc(ctx: ComplianceContext) -> Outcome:
     messages = [m for m in ctx.received_messages() if isinstance(m, dict)]
     wrong = [m for m in messages if m.get("jsonrpc") != "2.0"]
     unreadable = [fault for recording in ctx.recordings() for fault in recording.faults(JSON_RPC)]
-    problems = [f"{len(unreadable)} messages could not be read as JSON-RPC, the first: {unreadable[0].detail}"] \
-        if unreadable else []
+    problems = (
+        [f"{len(unreadable)} messages could not be read as JSON-RPC, the first: {unreadable[0].detail}"]
+        if unreadable
+        else []
+    )
     if wrong:
-        problems.append(f"{len(wrong)} of {len(messages)} messages lack \"jsonrpc\": \"2.0\", "
-                        f"e.g. jsonrpc={wrong[0].get('jsonrpc')!r}")
+        problems.append(
+            f'{len(wrong)} of {len(messages)} messages lack "jsonrpc": "2.0", e.g. jsonrpc={wrong[0].get("jsonrpc")!r}'
+        )
     if problems:
         return failed("; ".join(problems))
     return passed(f"all {len(messages)} messages so far carry jsonrpc 2.0")
 
 
-@compliance_check("lifecycle-ping", Category.LIFECYCLE, "Responds to ping", required=True,
-                  revisions=HANDSHAKE, spec="basic/utilities/ping",
-                  why="Clients and hosts use ping to tell a live server from a stuck one.",
-                  fix="Answer ping with an empty result {}.")
+@compliance_check(
+    "lifecycle-ping",
+    Category.LIFECYCLE,
+    "Responds to ping",
+    required=True,
+    revisions=HANDSHAKE,
+    spec="basic/utilities/ping",
+    why="Clients and hosts use ping to tell a live server from a stuck one.",
+    fix="Answer ping with an empty result {}.",
+)
 def check_ping(ctx: ComplianceContext) -> Outcome:
     response = ctx.request("ping")
     if response is None:
@@ -177,10 +218,13 @@ def check_ping(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check(
-    "lifecycle-instructions", Category.LIFECYCLE, "instructions, if present, is a string",
-                  spec=f"{LIFECYCLE_PAGE}#initialization",
-                  why="Clients may add instructions to the model's context; a non-string breaks them.",
-                  fix="Give instructions as a string, or leave it out.")
+    "lifecycle-instructions",
+    Category.LIFECYCLE,
+    "instructions, if present, is a string",
+    spec=f"{LIFECYCLE_PAGE}#initialization",
+    why="Clients may add instructions to the model's context; a non-string breaks them.",
+    fix="Give instructions as a string, or leave it out.",
+)
 def check_instructions(ctx: ComplianceContext) -> Outcome:
     if (not_evaluable := not_evaluable_without_discover(ctx)) is not None:
         return not_evaluable
@@ -199,21 +243,32 @@ def _typed_id(request_id: Any) -> tuple[str, str]:
 
 
 def _sent_request_ids(ctx: ComplianceContext) -> set[tuple[str, str]]:
-    return {_typed_id(m.message.get("id")) for m in ctx.session.transport.recording.messages()
-            if m.direction == "sent" and isinstance(m.message, dict) and "method" in m.message}
+    return {
+        _typed_id(m.message.get("id"))
+        for m in ctx.session.transport.recording.messages()
+        if m.direction == "sent" and isinstance(m.message, dict) and "method" in m.message
+    }
 
 
 @compliance_check(
-    "lifecycle-id-match", Category.LIFECYCLE, "Every response id matches a request id",
-                  required=True, spec="basic#responses", lighthouse=("proto-id-match",),
-                  why="Clients match answers to requests by id; a response with an unknown id is lost.",
-                  fix="Copy the request's id into its response unchanged (null only for unparseable requests).",
-                  after_all=True)
+    "lifecycle-id-match",
+    Category.LIFECYCLE,
+    "Every response id matches a request id",
+    required=True,
+    spec="basic#responses",
+    lighthouse=("proto-id-match",),
+    why="Clients match answers to requests by id; a response with an unknown id is lost.",
+    fix="Copy the request's id into its response unchanged (null only for unparseable requests).",
+    after_all=True,
+)
 def check_id_match(ctx: ComplianceContext) -> Outcome:
     sent = _sent_request_ids(ctx)
     responses = [m for m in ctx.received_messages() if isinstance(m, dict) and "method" not in m]
-    stray = [m.get("id") for m in responses
-             if _typed_id(m.get("id")) not in sent and not (m.get("id") is None and is_error(m))]
+    stray = [
+        m.get("id")
+        for m in responses
+        if _typed_id(m.get("id")) not in sent and not (m.get("id") is None and is_error(m))
+    ]
     faults = [fault for recording in ctx.recordings() for fault in recording.faults(ID_MATCH)]
     if stray:
         note = f"; {faults[0].detail}" if faults else ""
@@ -223,10 +278,14 @@ def check_id_match(ctx: ComplianceContext) -> Outcome:
     return passed(f"all {len(responses)} responses matched a request")
 
 
-@compliance_check("lifecycle-string-id", Category.LIFECYCLE, "Supports string request ids",
-                  spec="basic#requests",
-                  why="JSON-RPC ids may be strings or integers; many clients use strings.",
-                  fix="Accept string ids and echo them back unchanged.")
+@compliance_check(
+    "lifecycle-string-id",
+    Category.LIFECYCLE,
+    "Supports string request ids",
+    spec="basic#requests",
+    why="JSON-RPC ids may be strings or integers; many clients use strings.",
+    fix="Accept string ids and echo them back unchanged.",
+)
 def check_string_id(ctx: ComplianceContext) -> Outcome:
     request_id = "hookconf-string-id-1"
     method = ctx.keepalive_method
@@ -239,11 +298,16 @@ def check_string_id(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check(
-    "lifecycle-version-negotiate", Category.LIFECYCLE, "Answers an unknown protocol version with one it supports",
-                  revisions=HANDSHAKE, spec=f"{LIFECYCLE_PAGE}#version-negotiation", fresh_session=True,
-                  why="A server must answer an unsupported requested version with a version it supports, "
-                  "so that old and new clients can still connect.",
-                  fix="When the offered protocolVersion is unknown, answer with your latest supported revision.")
+    "lifecycle-version-negotiate",
+    Category.LIFECYCLE,
+    "Answers an unknown protocol version with one it supports",
+    revisions=HANDSHAKE,
+    spec=f"{LIFECYCLE_PAGE}#version-negotiation",
+    fresh_session=True,
+    why="A server must answer an unsupported requested version with a version it supports, "
+    "so that old and new clients can still connect.",
+    fix="When the offered protocolVersion is unknown, answer with your latest supported revision.",
+)
 def check_version_negotiate(ctx: ComplianceContext) -> Outcome:
     probe = _fresh_handshake(ctx)
     response = probe["first"]
@@ -257,12 +321,18 @@ def check_version_negotiate(ctx: ComplianceContext) -> Outcome:
     return passed(f"offered {UNKNOWN_REVISION}, answered {version}")
 
 
-@compliance_check("lifecycle-reinit-reject", Category.LIFECYCLE, "Rejects a second initialize",
-                  revisions=HANDSHAKE, spec=f"{LIFECYCLE_PAGE}#initialization", fresh_session=True,
-                  why="Initialization happens once per session; a second one would silently reset its state.",
-                  fix="Answer an initialize on an initialized session with an error (e.g. -32600).",
-                  advice="a second initialize served or left unanswered; the spec says initialization comes first, "
-                  "and sets no rule for a second one")
+@compliance_check(
+    "lifecycle-reinit-reject",
+    Category.LIFECYCLE,
+    "Rejects a second initialize",
+    revisions=HANDSHAKE,
+    spec=f"{LIFECYCLE_PAGE}#initialization",
+    fresh_session=True,
+    why="Initialization happens once per session; a second one would silently reset its state.",
+    fix="Answer an initialize on an initialized session with an error (e.g. -32600).",
+    advice="a second initialize served or left unanswered; the spec says initialization comes first, "
+    "and sets no rule for a second one",
+)
 def check_reinit_reject(ctx: ComplianceContext) -> Outcome:
     probe = _fresh_handshake(ctx)
     response = probe["second"]
@@ -310,10 +380,17 @@ def _quiet_request(session: McpSession, method: str, params: JsonObject) -> Json
     return response
 
 
-@compliance_check("lifecycle-logging", Category.LIFECYCLE, "logging/setLevel is accepted", required=True,
-                  capability="logging", revisions=HANDSHAKE, spec="server/utilities/logging",
-                  why="A server that declares logging must let the client choose the level.",
-                  fix="Answer logging/setLevel with {} and honour the level, or do not declare logging.")
+@compliance_check(
+    "lifecycle-logging",
+    Category.LIFECYCLE,
+    "logging/setLevel is accepted",
+    required=True,
+    capability="logging",
+    revisions=HANDSHAKE,
+    spec="server/utilities/logging",
+    why="A server that declares logging must let the client choose the level.",
+    fix="Answer logging/setLevel with {} and honour the level, or do not declare logging.",
+)
 def check_logging(ctx: ComplianceContext) -> Outcome:
     response = ctx.request("logging/setLevel", {"level": "warning"})
     if response is None:
@@ -324,11 +401,15 @@ def check_logging(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check(
-    "lifecycle-logging-capability", Category.LIFECYCLE, "Log notifications only with the logging capability",
-                  spec="server/utilities/logging#capabilities", after_all=True,
-                  why="Servers that emit log message notifications MUST declare the logging capability; a client "
-                  "that was not told to expect them may drop them or count them as protocol errors.",
-                  fix="Declare \"logging\": {} in the capabilities, or send no notifications/message.")
+    "lifecycle-logging-capability",
+    Category.LIFECYCLE,
+    "Log notifications only with the logging capability",
+    spec="server/utilities/logging#capabilities",
+    after_all=True,
+    why="Servers that emit log message notifications MUST declare the logging capability; a client "
+    "that was not told to expect them may drop them or count them as protocol errors.",
+    fix='Declare "logging": {} in the capabilities, or send no notifications/message.',
+)
 def check_logging_capability(ctx: ComplianceContext) -> Outcome:
     received = ctx.all_received()
     if not received:
@@ -341,14 +422,22 @@ def check_logging_capability(ctx: ComplianceContext) -> Outcome:
     if ctx.declared("logging"):
         return passed(f"{len(logs)} log notifications; the logging capability is declared")
     declared = ", ".join(sorted(ctx.capabilities)) or "none"
-    return failed(f"{len(logs)} notifications/message arrived although the logging capability is not declared "
-                  f"(declared: {declared}); the first: {json.dumps(logs[0], ensure_ascii=False)[:160]}")
+    return failed(
+        f"{len(logs)} notifications/message arrived although the logging capability is not declared "
+        f"(declared: {declared}); the first: {json.dumps(logs[0], ensure_ascii=False)[:160]}"
+    )
 
 
-@compliance_check("lifecycle-completions", Category.LIFECYCLE, "completion/complete is accepted", required=True,
-                  capability="completions", spec="server/utilities/completion",
-                  why="A server that declares completions must answer completion/complete.",
-                  fix="Answer completion/complete with {completion: {values: [...]}}, or do not declare it.")
+@compliance_check(
+    "lifecycle-completions",
+    Category.LIFECYCLE,
+    "completion/complete is accepted",
+    required=True,
+    capability="completions",
+    spec="server/utilities/completion",
+    why="A server that declares completions must answer completion/complete.",
+    fix="Answer completion/complete with {completion: {values: [...]}}, or do not declare it.",
+)
 def check_completions(ctx: ComplianceContext) -> Outcome:
     ref = _completion_ref(ctx)
     if ref is None:
@@ -369,60 +458,87 @@ def _completion_ref(ctx: ComplianceContext) -> JsonObject | None:
         for prompt in ctx.listing("prompts/list", "prompts").items:
             arguments = [a for a in prompt.get("arguments") or [] if isinstance(a, dict) and a.get("name")]
             if arguments:
-                return {"ref": {"type": "ref/prompt", "name": prompt.get("name")},
-                        "argument": {"name": arguments[0]["name"], "value": ""}}
+                return {
+                    "ref": {"type": "ref/prompt", "name": prompt.get("name")},
+                    "argument": {"name": arguments[0]["name"], "value": ""},
+                }
     if ctx.declared("resources"):
         for template in ctx.listing("resources/templates/list", "resourceTemplates").items:
             variables = re.findall(r"\{([^}]+)\}", str(template.get("uriTemplate", "")))
             if variables:
-                return {"ref": {"type": "ref/resource", "uri": template["uriTemplate"]},
-                        "argument": {"name": variables[0].lstrip("+#./;?&"), "value": ""}}
+                return {
+                    "ref": {"type": "ref/resource", "uri": template["uriTemplate"]},
+                    "argument": {"name": variables[0].lstrip("+#./;?&"), "value": ""},
+                }
     return None
 
 
 @compliance_check(
-    "lifecycle-cancellation", Category.LIFECYCLE, "Tolerates a cancellation for an unknown request",
-                  revisions=HANDSHAKE, spec="basic/utilities/cancellation",
-                  why="Cancellations race with responses; a server must ignore one for a request it finished.",
-                  fix="Ignore notifications/cancelled for unknown or finished request ids.")
+    "lifecycle-cancellation",
+    Category.LIFECYCLE,
+    "Tolerates a cancellation for an unknown request",
+    revisions=HANDSHAKE,
+    spec="basic/utilities/cancellation",
+    why="Cancellations race with responses; a server must ignore one for a request it finished.",
+    fix="Ignore notifications/cancelled for unknown or finished request ids.",
+)
 def check_cancellation(ctx: ComplianceContext) -> Outcome:
     ctx.session.transport.notify("notifications/cancelled", {"requestId": 987654321, "reason": "hookconf test"})
-    return passed("still serving after a stray cancellation") if ctx.still_serving() else failed(
-        "the server stopped answering after notifications/cancelled for an unknown request")
+    return (
+        passed("still serving after a stray cancellation")
+        if ctx.still_serving()
+        else failed("the server stopped answering after notifications/cancelled for an unknown request")
+    )
 
 
 @compliance_check(
-    "lifecycle-progress", Category.LIFECYCLE, "Tolerates a progress notification it did not ask for",
-                  revisions=HANDSHAKE, spec="basic/utilities/progress",
-                  why="Unknown progress tokens must be ignored, not crash the server.",
-                  fix="Ignore notifications/progress with tokens you do not know.")
+    "lifecycle-progress",
+    Category.LIFECYCLE,
+    "Tolerates a progress notification it did not ask for",
+    revisions=HANDSHAKE,
+    spec="basic/utilities/progress",
+    why="Unknown progress tokens must be ignored, not crash the server.",
+    fix="Ignore notifications/progress with tokens you do not know.",
+)
 def check_progress(ctx: ComplianceContext) -> Outcome:
     ctx.session.transport.notify("notifications/progress", {"progressToken": "hookconf-unknown", "progress": 1})
-    return passed("still serving after a stray progress notification") if ctx.still_serving() else failed(
-        "the server stopped answering after a notifications/progress with an unknown token")
+    return (
+        passed("still serving after a stray progress notification")
+        if ctx.still_serving()
+        else failed("the server stopped answering after a notifications/progress with an unknown token")
+    )
 
 
 @compliance_check(
-    "lifecycle-list-changed", Category.LIFECYCLE, "list_changed only for capabilities declared with listChanged",
-                  revisions=HANDSHAKE, spec="server/tools#list-changed-notification",
-                  why="A client subscribes to list changes only where the server declared listChanged: true.",
-                  fix="Declare listChanged: true for every list whose changes you announce, or stop announcing them.",
-                  after_all=True)
+    "lifecycle-list-changed",
+    Category.LIFECYCLE,
+    "list_changed only for capabilities declared with listChanged",
+    revisions=HANDSHAKE,
+    spec="server/tools#list-changed-notification",
+    why="A client subscribes to list changes only where the server declared listChanged: true.",
+    fix="Declare listChanged: true for every list whose changes you announce, or stop announcing them.",
+    after_all=True,
+)
 def check_list_changed(ctx: ComplianceContext) -> Outcome:
-    announced = {m["method"] for m in ctx.received_messages()
-                 if isinstance(m, dict) and str(m.get("method", "")).endswith("/list_changed") and "id" not in m}
-    undeclared = [method for method in sorted(announced)
-                  if not ctx.declared(f"{method.split('/')[1]}.listChanged")]
+    announced = {
+        m["method"]
+        for m in ctx.received_messages()
+        if isinstance(m, dict) and str(m.get("method", "")).endswith("/list_changed") and "id" not in m
+    }
+    undeclared = [method for method in sorted(announced) if not ctx.declared(f"{method.split('/')[1]}.listChanged")]
     if undeclared:
         return failed(f"sent {', '.join(undeclared)} without declaring listChanged for it")
     return passed(f"announced: {', '.join(sorted(announced)) or 'nothing'}; all declared")
 
 
 @compliance_check(
-    "lifecycle-progress-token", Category.LIFECYCLE, "Progress notifications carry the request's token",
-                  spec="basic/utilities/progress",
-                  why="A client routes progress to the request that asked for it by its progressToken.",
-                  fix="Send notifications/progress only with the progressToken from the request's _meta.")
+    "lifecycle-progress-token",
+    Category.LIFECYCLE,
+    "Progress notifications carry the request's token",
+    spec="basic/utilities/progress",
+    why="A client routes progress to the request that asked for it by its progressToken.",
+    fix="Send notifications/progress only with the progressToken from the request's _meta.",
+)
 def check_progress_token(ctx: ComplianceContext) -> Outcome:
     tools = ctx.read_only_tools()
     if not tools:
@@ -435,8 +551,11 @@ def check_progress_token(ctx: ComplianceContext) -> Outcome:
         if ctx.backend_down(name):  # every tool is out of service: its silence is the backend's, not the token's
             return undecided(sandbox_note(ctx.out_of_service[name]))
         return failed("a tools/call with a progressToken got no answer")
-    progress = [m for m in ctx.received_messages()[before:]
-                if isinstance(m, dict) and m.get("method") == "notifications/progress"]
+    progress = [
+        m
+        for m in ctx.received_messages()[before:]
+        if isinstance(m, dict) and m.get("method") == "notifications/progress"
+    ]
     wrong = [m for m in progress if (m.get("params") or {}).get("progressToken") != token]
     if wrong:
         return failed(f"{len(wrong)} progress notifications carried another token")
@@ -456,36 +575,55 @@ def _undeclared_client_feature(ctx: ComplianceContext, method: str) -> Outcome:
 
 
 @compliance_check(
-    "lifecycle-sampling-capability", Category.LIFECYCLE, "No sampling requests to a client without sampling",
-                  revisions=HANDSHAKE, spec="client/sampling",
-                  why="Servers may ask for sampling only when the client declared the sampling capability.",
-                  fix="Check the client's capabilities before sending sampling/createMessage.", after_all=True)
+    "lifecycle-sampling-capability",
+    Category.LIFECYCLE,
+    "No sampling requests to a client without sampling",
+    revisions=HANDSHAKE,
+    spec="client/sampling",
+    why="Servers may ask for sampling only when the client declared the sampling capability.",
+    fix="Check the client's capabilities before sending sampling/createMessage.",
+    after_all=True,
+)
 def check_sampling_capability(ctx: ComplianceContext) -> Outcome:
     return _undeclared_client_feature(ctx, "sampling/createMessage")
 
 
 @compliance_check(
-    "lifecycle-roots-capability", Category.LIFECYCLE, "No roots requests to a client without roots",
-                  revisions=HANDSHAKE, spec="client/roots",
-                  why="Servers may ask for roots only when the client declared the roots capability.",
-                  fix="Check the client's capabilities before sending roots/list.", after_all=True)
+    "lifecycle-roots-capability",
+    Category.LIFECYCLE,
+    "No roots requests to a client without roots",
+    revisions=HANDSHAKE,
+    spec="client/roots",
+    why="Servers may ask for roots only when the client declared the roots capability.",
+    fix="Check the client's capabilities before sending roots/list.",
+    after_all=True,
+)
 def check_roots_capability(ctx: ComplianceContext) -> Outcome:
     return _undeclared_client_feature(ctx, "roots/list")
 
 
-@compliance_check("lifecycle-elicitation-capability", Category.LIFECYCLE,
-                  "No elicitation requests to a client without elicitation", spec="client/elicitation",
-                  revisions=("2025-06-18", "2025-11-25"),
-                  why="Servers may elicit input only when the client declared the elicitation capability.",
-                  fix="Check the client's capabilities before sending elicitation/create.", after_all=True)
+@compliance_check(
+    "lifecycle-elicitation-capability",
+    Category.LIFECYCLE,
+    "No elicitation requests to a client without elicitation",
+    spec="client/elicitation",
+    revisions=("2025-06-18", "2025-11-25"),
+    why="Servers may elicit input only when the client declared the elicitation capability.",
+    fix="Check the client's capabilities before sending elicitation/create.",
+    after_all=True,
+)
 def check_elicitation_capability(ctx: ComplianceContext) -> Outcome:
     return _undeclared_client_feature(ctx, "elicitation/create")
 
 
-@compliance_check("lifecycle-meta-tolerance", Category.LIFECYCLE, "Ignores unknown _meta fields",
-                  spec="basic#meta",
-                  why="_meta is open for extension; unknown keys must not make a request fail.",
-                  fix="Ignore _meta keys you do not know.")
+@compliance_check(
+    "lifecycle-meta-tolerance",
+    Category.LIFECYCLE,
+    "Ignores unknown _meta fields",
+    spec="basic#meta",
+    why="_meta is open for extension; unknown keys must not make a request fail.",
+    fix="Ignore _meta keys you do not know.",
+)
 def check_meta_tolerance(ctx: ComplianceContext) -> Outcome:
     method = ctx.keepalive_method
     response = ctx.request(method, {META: {"dev.hookconf/probe": {"nested": True}}})
@@ -497,11 +635,16 @@ def check_meta_tolerance(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check(
-    "lifecycle-init-time", Category.LIFECYCLE, f"initialize answered within {INIT_TIME_BUDGET_MS // 1000} s of spawn",
-                  revisions=HANDSHAKE, spec=f"{LIFECYCLE_PAGE}#initialization", lighthouse=("perf-init-time",),
-                  why="Hosts start servers on demand; a slow start delays the user's first request.",
-                  fix="Defer heavy work (indexes, network) until a request needs it.",
-                  advice="a slow start; the spec sets no time limit")
+    "lifecycle-init-time",
+    Category.LIFECYCLE,
+    f"initialize answered within {INIT_TIME_BUDGET_MS // 1000} s of spawn",
+    revisions=HANDSHAKE,
+    spec=f"{LIFECYCLE_PAGE}#initialization",
+    lighthouse=("perf-init-time",),
+    why="Hosts start servers on demand; a slow start delays the user's first request.",
+    fix="Defer heavy work (indexes, network) until a request needs it.",
+    advice="a slow start; the spec sets no time limit",
+)
 def check_init_time(ctx: ComplianceContext) -> Outcome:
     identity = ctx.session.identity
     if identity is None or ctx.session.process is None:
@@ -523,11 +666,17 @@ def _discover_failure(ctx: ComplianceContext) -> Outcome | None:
     return failed(f"server/discover was not served: {describe(_discover(ctx) or None)}")
 
 
-@compliance_check("lifecycle-discover", Category.LIFECYCLE, "server/discover returns a DiscoverResult", required=True,
-                  revisions=STATELESS, spec="server/discover",
-                  why="Servers MUST implement server/discover: it is how a client learns the versions, capabilities "
-                  "and identity of a server without a handshake.",
-                  fix="Answer server/discover with {supportedVersions, capabilities, ttlMs, cacheScope, resultType}.")
+@compliance_check(
+    "lifecycle-discover",
+    Category.LIFECYCLE,
+    "server/discover returns a DiscoverResult",
+    required=True,
+    revisions=STATELESS,
+    spec="server/discover",
+    why="Servers MUST implement server/discover: it is how a client learns the versions, capabilities "
+    "and identity of a server without a handshake.",
+    fix="Answer server/discover with {supportedVersions, capabilities, ttlMs, cacheScope, resultType}.",
+)
 def check_discover(ctx: ComplianceContext) -> Outcome:
     if (failure := _discover_failure(ctx)) is not None:
         return failure
@@ -538,10 +687,16 @@ def check_discover(ctx: ComplianceContext) -> Outcome:
     return passed(f"DiscoverResult with capabilities {', '.join(sorted(result.get('capabilities') or {})) or 'none'}")
 
 
-@compliance_check("lifecycle-discover-versions", Category.LIFECYCLE, "supportedVersions are well formed",
-                  required=True, revisions=STATELESS, spec="server/discover",
-                  why="A client picks the revision of its later requests from supportedVersions.",
-                  fix="List every revision you serve as a YYYY-MM-DD string, including 2026-07-28.")
+@compliance_check(
+    "lifecycle-discover-versions",
+    Category.LIFECYCLE,
+    "supportedVersions are well formed",
+    required=True,
+    revisions=STATELESS,
+    spec="server/discover",
+    why="A client picks the revision of its later requests from supportedVersions.",
+    fix="List every revision you serve as a YYYY-MM-DD string, including 2026-07-28.",
+)
 def check_discover_versions(ctx: ComplianceContext) -> Outcome:
     if (failure := _discover_failure(ctx)) is not None:
         return failure
@@ -566,10 +721,16 @@ def caching_problem(result: JsonObject) -> str | None:
     return None
 
 
-@compliance_check("lifecycle-discover-caching", Category.LIFECYCLE, "server/discover carries caching hints",
-                  required=True, revisions=STATELESS, spec="server/discover",
-                  why="Clients cache the DiscoverResult for ttlMs; without hints they must ask before every request.",
-                  fix="Add ttlMs (milliseconds, 0 for no caching) and cacheScope ('public' or 'private').")
+@compliance_check(
+    "lifecycle-discover-caching",
+    Category.LIFECYCLE,
+    "server/discover carries caching hints",
+    required=True,
+    revisions=STATELESS,
+    spec="server/discover",
+    why="Clients cache the DiscoverResult for ttlMs; without hints they must ask before every request.",
+    fix="Add ttlMs (milliseconds, 0 for no caching) and cacheScope ('public' or 'private').",
+)
 def check_discover_caching(ctx: ComplianceContext) -> Outcome:
     if (failure := _discover_failure(ctx)) is not None:
         return failure
@@ -578,7 +739,6 @@ def check_discover_caching(ctx: ComplianceContext) -> Outcome:
         return failed(f"DiscoverResult: {problem}")
     result = ctx.handshake_result
     return passed(f"ttlMs {result['ttlMs']}, cacheScope {result['cacheScope']}")
-
 
 
 # --- 2026-07-28 only: the _meta envelope -------------------------------------------------------------
@@ -619,39 +779,63 @@ def _rejected(ctx: ComplianceContext, key: str, what: str) -> Outcome:
     return failed(f"{what} was served ({describe(answer.response)}); it must be rejected")
 
 
-@compliance_check("lifecycle-meta-required", Category.LIFECYCLE, "Rejects a request without _meta", required=True,
-                  revisions=STATELESS, spec="basic#meta",
-                  why="Every 2026-07-28 request carries its protocol version and client capabilities in _meta; a "
-                  "server that guesses them serves requests under rules the client never asked for.",
-                  fix="Answer a request without params._meta with -32602 (Invalid params).")
+@compliance_check(
+    "lifecycle-meta-required",
+    Category.LIFECYCLE,
+    "Rejects a request without _meta",
+    required=True,
+    revisions=STATELESS,
+    spec="basic#meta",
+    why="Every 2026-07-28 request carries its protocol version and client capabilities in _meta; a "
+    "server that guesses them serves requests under rules the client never asked for.",
+    fix="Answer a request without params._meta with -32602 (Invalid params).",
+)
 def check_meta_required(ctx: ComplianceContext) -> Outcome:
     _discover_with(ctx, "meta-missing", None)
     return _rejected(ctx, "meta-missing", "a server/discover without _meta")
 
 
-@compliance_check("lifecycle-meta-protocol-version-required", Category.LIFECYCLE,
-                  "Rejects _meta without protocolVersion", required=True, revisions=STATELESS, spec="basic#meta",
-                  why="The protocol version in _meta decides which revision's rules apply to the request.",
-                  fix=f"Answer a request whose _meta lacks {PROTOCOL_VERSION_KEY} with -32602.")
+@compliance_check(
+    "lifecycle-meta-protocol-version-required",
+    Category.LIFECYCLE,
+    "Rejects _meta without protocolVersion",
+    required=True,
+    revisions=STATELESS,
+    spec="basic#meta",
+    why="The protocol version in _meta decides which revision's rules apply to the request.",
+    fix=f"Answer a request whose _meta lacks {PROTOCOL_VERSION_KEY} with -32602.",
+)
 def check_meta_protocol_version(ctx: ComplianceContext) -> Outcome:
     _discover_with(ctx, "meta-no-version", _without(PROTOCOL_VERSION_KEY))
     return _rejected(ctx, "meta-no-version", "a server/discover whose _meta has no protocolVersion")
 
 
-@compliance_check("lifecycle-meta-client-capabilities-required", Category.LIFECYCLE,
-                  "Rejects _meta without clientCapabilities", required=True, revisions=STATELESS, spec="basic#meta",
-                  why="Capabilities are declared per request; a server must not infer them from earlier requests.",
-                  fix=f"Answer a request whose _meta lacks {CLIENT_CAPABILITIES_KEY} with -32602.")
+@compliance_check(
+    "lifecycle-meta-client-capabilities-required",
+    Category.LIFECYCLE,
+    "Rejects _meta without clientCapabilities",
+    required=True,
+    revisions=STATELESS,
+    spec="basic#meta",
+    why="Capabilities are declared per request; a server must not infer them from earlier requests.",
+    fix=f"Answer a request whose _meta lacks {CLIENT_CAPABILITIES_KEY} with -32602.",
+)
 def check_meta_client_capabilities(ctx: ComplianceContext) -> Outcome:
     _discover_with(ctx, "meta-no-capabilities", _without(CLIENT_CAPABILITIES_KEY))
     return _rejected(ctx, "meta-no-capabilities", "a server/discover whose _meta has no clientCapabilities")
 
 
-@compliance_check("lifecycle-meta-client-info-optional", Category.LIFECYCLE, "Serves _meta without clientInfo",
-                  required=True, revisions=STATELESS, spec="basic#meta",
-                  why="clientInfo is optional (clients SHOULD send it); refusing requests without it locks out "
-                  "clients configured not to identify themselves.",
-                  fix=f"Accept requests whose _meta has no {CLIENT_INFO_KEY}.")
+@compliance_check(
+    "lifecycle-meta-client-info-optional",
+    Category.LIFECYCLE,
+    "Serves _meta without clientInfo",
+    required=True,
+    revisions=STATELESS,
+    spec="basic#meta",
+    why="clientInfo is optional (clients SHOULD send it); refusing requests without it locks out "
+    "clients configured not to identify themselves.",
+    fix=f"Accept requests whose _meta has no {CLIENT_INFO_KEY}.",
+)
 def check_meta_client_info(ctx: ComplianceContext) -> Outcome:
     answer = _discover_with(ctx, "meta-no-client-info", _without(CLIENT_INFO_KEY))
     if is_discover_result(answer.response):
@@ -659,12 +843,17 @@ def check_meta_client_info(ctx: ComplianceContext) -> Outcome:
     return failed(f"a server/discover without clientInfo got {describe(answer.response)}; clientInfo is optional")
 
 
-@compliance_check("lifecycle-version-unsupported", Category.LIFECYCLE, "Rejects an unsupported protocol version",
-                  required=True, revisions=STATELESS, spec=f"{LIFECYCLE_PAGE}#version-negotiation",
-                  why="-32022 with data.supported tells the client which revision to retry with; any other answer "
-                  "leaves it guessing.",
-                  fix="Answer an unknown _meta protocolVersion with -32022 and data {requested, supported: [...]} "
-                  "(HTTP 400).")
+@compliance_check(
+    "lifecycle-version-unsupported",
+    Category.LIFECYCLE,
+    "Rejects an unsupported protocol version",
+    required=True,
+    revisions=STATELESS,
+    spec=f"{LIFECYCLE_PAGE}#version-negotiation",
+    why="-32022 with data.supported tells the client which revision to retry with; any other answer "
+    "leaves it guessing.",
+    fix="Answer an unknown _meta protocolVersion with -32022 and data {requested, supported: [...]} (HTTP 400).",
+)
 def check_version_unsupported(ctx: ComplianceContext) -> Outcome:
     meta = {**stateless_meta(), PROTOCOL_VERSION_KEY: UNKNOWN_REVISION}
     answer = _discover_with(ctx, "version-unsupported", meta, version=UNKNOWN_REVISION)
@@ -672,23 +861,30 @@ def check_version_unsupported(ctx: ComplianceContext) -> Outcome:
         return not_evaluable
     code = error_code(answer.response)
     if code != UNSUPPORTED_VERSION:
-        return failed(f"protocolVersion {UNKNOWN_REVISION} got {describe(answer.response)}, "
-                      f"expected {UNSUPPORTED_VERSION}")
+        return failed(
+            f"protocolVersion {UNKNOWN_REVISION} got {describe(answer.response)}, expected {UNSUPPORTED_VERSION}"
+        )
     data = answer.response["error"].get("data") if isinstance(answer.response, dict) else None
     supported = data.get("supported") if isinstance(data, dict) else None
     if not isinstance(supported, list):
-        return failed(f"{UNSUPPORTED_VERSION} without data.supported (data is {data!r}): the client cannot tell what "
-                      "to retry with")
+        return failed(
+            f"{UNSUPPORTED_VERSION} without data.supported (data is {data!r}): the client cannot tell what "
+            "to retry with"
+        )
     return passed(f"{UNSUPPORTED_VERSION}, supported {supported}")
 
 
-
 # --- 2026-07-28 only: removed methods, the handshake side, handlers ----------------------------------
-@compliance_check("lifecycle-removed-methods", Category.LIFECYCLE, "Removed legacy methods are rejected",
-                  revisions=STATELESS, spec=LIFECYCLE_PAGE,
-                  why="2026-07-28 removed initialize, ping, logging/setLevel and resources/subscribe; serving them "
-                  "on a stateless request mixes the eras' rules.",
-                  fix="Answer the removed methods with -32601 on 2026-07-28 requests.")
+@compliance_check(
+    "lifecycle-removed-methods",
+    Category.LIFECYCLE,
+    "Removed legacy methods are rejected",
+    revisions=STATELESS,
+    spec=LIFECYCLE_PAGE,
+    why="2026-07-28 removed initialize, ping, logging/setLevel and resources/subscribe; serving them "
+    "on a stateless request mixes the eras' rules.",
+    fix="Answer the removed methods with -32601 on 2026-07-28 requests.",
+)
 def check_removed_methods(ctx: ComplianceContext) -> Outcome:
     served, codes = [], []
     for method, params in REMOVED_METHODS.items():
@@ -703,52 +899,72 @@ def check_removed_methods(ctx: ComplianceContext) -> Outcome:
     return passed(f"rejected: {', '.join(codes)}")
 
 
-@compliance_check("lifecycle-dual-era", Category.LIFECYCLE, "Legacy initialize probe (informational)",
-                  revisions=STATELESS, spec=f"{LIFECYCLE_PAGE}#initialization", graded=False, fresh_session=True,
-                  why="A server that also serves initialize speaks the handshake era too; its grade here is for "
-                  "2026-07-28 only.",
-                  fix="Nothing to fix; pin --spec-version to a handshake revision to grade the other side.")
+@compliance_check(
+    "lifecycle-dual-era",
+    Category.LIFECYCLE,
+    "Legacy initialize probe (informational)",
+    revisions=STATELESS,
+    spec=f"{LIFECYCLE_PAGE}#initialization",
+    graded=False,
+    fresh_session=True,
+    why="A server that also serves initialize speaks the handshake era too; its grade here is for 2026-07-28 only.",
+    fix="Nothing to fix; pin --spec-version to a handshake revision to grade the other side.",
+)
 def check_dual_era(ctx: ComplianceContext) -> Outcome:
     with ctx.fresh_session() as session:
         ctx.other_recordings.remove(session.transport.recording)  # the handshake side is not graded here
         try:
             response = session.request("initialize", dict(REMOVED_METHODS["initialize"]))
         except (RequestTimeoutError, TransportClosedError) as exc:
-            return passed(f"initialize in a fresh {'process' if ctx.transport_kind == 'stdio' else 'session'} "
-                          f"got no answer ({exc}): 2026-07-28 only")
+            return passed(
+                f"initialize in a fresh {'process' if ctx.transport_kind == 'stdio' else 'session'} "
+                f"got no answer ({exc}): 2026-07-28 only"
+            )
     version = ((response.get("result") or {}) if not is_error(response) else {}).get("protocolVersion")
     if version is None:
         return passed(f"initialize rejected with {describe(response)}: 2026-07-28 only")
     if not ctx.discover_served:
-        return passed(f"legacy-only: initialize served ({version}) while server/discover was rejected; run with "
-                      "--spec-version auto to grade its era")
+        return passed(
+            f"legacy-only: initialize served ({version}) while server/discover was rejected; run with "
+            "--spec-version auto to grade its era"
+        )
     listed = [v for v in ctx.handshake_result.get("supportedVersions") or [] if v in HANDSHAKE_REVISIONS]
     if not listed:
         ctx.warnings.append(dual_era_warning(str(version), "a fresh initialize was served"))
     return passed(f"dual-era: initialize served with protocolVersion {version}")
 
 
-@compliance_check("lifecycle-capability-handlers-match", Category.LIFECYCLE, "Capability declarations match handlers",
-                  revisions=STATELESS, spec=f"{LIFECYCLE_PAGE}#capability-negotiation",
-                  why="A declared capability whose methods are missing sends clients into errors they cannot avoid.",
-                  fix="Implement the list method of every capability you declare, or do not declare it.")
+@compliance_check(
+    "lifecycle-capability-handlers-match",
+    Category.LIFECYCLE,
+    "Capability declarations match handlers",
+    revisions=STATELESS,
+    spec=f"{LIFECYCLE_PAGE}#capability-negotiation",
+    why="A declared capability whose methods are missing sends clients into errors they cannot avoid.",
+    fix="Implement the list method of every capability you declare, or do not declare it.",
+)
 def check_capability_handlers(ctx: ComplianceContext) -> Outcome:
     declared = [cap for cap in LIST_CAPABILITIES if ctx.declared(cap)]
     if not declared:
         return skipped("the server declares no tools, resources or prompts")
-    missing = [f"{LIST_CAPABILITIES[cap]} ({error_code({'error': listing.error})})" for cap in declared
-               if (listing := ctx.listing(LIST_CAPABILITIES[cap], cap)).error is not None
-               and listing.error.get("code") == METHOD_NOT_FOUND]
+    missing = [
+        f"{LIST_CAPABILITIES[cap]} ({error_code({'error': listing.error})})"
+        for cap in declared
+        if (listing := ctx.listing(LIST_CAPABILITIES[cap], cap)).error is not None
+        and listing.error.get("code") == METHOD_NOT_FOUND
+    ]
     if missing:
         return failed(f"declared but not implemented: {', '.join(missing)}")
     return passed(f"{', '.join(declared)}: declared and served")
 
 
-
 # --- 2026-07-28 only: subscriptions/listen -----------------------------------------------------------
 def _listen_filter(ctx: ComplianceContext) -> JsonObject:
-    wanted = {"toolsListChanged": "tools.listChanged", "promptsListChanged": "prompts.listChanged",
-              "resourcesListChanged": "resources.listChanged"}
+    wanted = {
+        "toolsListChanged": "tools.listChanged",
+        "promptsListChanged": "prompts.listChanged",
+        "resourcesListChanged": "resources.listChanged",
+    }
     return {key: True for key, capability in wanted.items() if ctx.declared(capability)}
 
 
@@ -760,18 +976,23 @@ def _first_listen_message(ctx: ComplianceContext, request_id: str, params: JsonO
     transport = ctx.session.transport
     if isinstance(transport, HttpTransport):
         return transport.first_message(json.dumps(message), min(ctx.session.timeout_s, LISTEN_TIMEOUT_S))
-    first = transport.send_then_ping(json.dumps(message), request_id, ctx.session.timeout_s,
-                                     or_notification=ACKNOWLEDGED)
+    first = transport.send_then_ping(
+        json.dumps(message), request_id, ctx.session.timeout_s, or_notification=ACKNOWLEDGED
+    )
     if first is not None:
         transport.notify("notifications/cancelled", {"requestId": request_id, "reason": "probe done"})
     return None, first
 
 
-@compliance_check("lifecycle-subscriptions-listen", Category.LIFECYCLE, "subscriptions/listen acknowledges first",
-                  revisions=STATELESS, spec="basic/utilities/subscriptions",
-                  why="A client learns which notifications it will get from the acknowledgement that opens the stream.",
-                  fix=f"Answer subscriptions/listen first with {ACKNOWLEDGED} (or reject it with an error if you do "
-                  "not support it).")
+@compliance_check(
+    "lifecycle-subscriptions-listen",
+    Category.LIFECYCLE,
+    "subscriptions/listen acknowledges first",
+    revisions=STATELESS,
+    spec="basic/utilities/subscriptions",
+    why="A client learns which notifications it will get from the acknowledgement that opens the stream.",
+    fix=f"Answer subscriptions/listen first with {ACKNOWLEDGED} (or reject it with an error if you do not support it).",
+)
 def check_subscriptions_listen(ctx: ComplianceContext) -> Outcome:
     status, first = _first_listen_message(ctx, "hookconf-listen-1", {"notifications": _listen_filter(ctx)})
     if (rejection := _rejection(ctx, first, status, "not supported:")) is not None:
@@ -784,19 +1005,27 @@ def check_subscriptions_listen(ctx: ComplianceContext) -> Outcome:
     return failed(f"the first message on the stream was {method or describe(first)}, not the acknowledgement")
 
 
-
 # --- 2026-07-28 only: log notifications --------------------------------------------------------------
-@compliance_check("lifecycle-log-level-gating", Category.LIFECYCLE, "No log notifications without logLevel",
-                  required=True, revisions=STATELESS, spec="server/utilities/logging", after_all=True,
-                  why="Without io.modelcontextprotocol/logLevel in a request's _meta the server MUST NOT send "
-                  "notifications/message for it; hookconf never sets one.",
-                  fix="Send log notifications only for requests whose _meta sets logLevel, at or above that level.")
+@compliance_check(
+    "lifecycle-log-level-gating",
+    Category.LIFECYCLE,
+    "No log notifications without logLevel",
+    required=True,
+    revisions=STATELESS,
+    spec="server/utilities/logging",
+    after_all=True,
+    why="Without io.modelcontextprotocol/logLevel in a request's _meta the server MUST NOT send "
+    "notifications/message for it; hookconf never sets one.",
+    fix="Send log notifications only for requests whose _meta sets logLevel, at or above that level.",
+)
 def check_log_level_gating(ctx: ComplianceContext) -> Outcome:
     messages = ctx.all_received()
     if not messages:
         return failed("nothing was received to inspect")
     logs = [m for m in messages if isinstance(m, dict) and m.get("method") == "notifications/message"]
     if logs:
-        return failed(f"{len(logs)} notifications/message although no request set a logLevel, e.g. "
-                      f"{str(logs[0].get('params'))[:100]}")
+        return failed(
+            f"{len(logs)} notifications/message although no request set a logLevel, e.g. "
+            f"{str(logs[0].get('params'))[:100]}"
+        )
     return passed(f"{len(messages)} messages, no log notifications")

@@ -56,10 +56,17 @@ def _ping(request_id: str) -> str:
 
 # --- stdio -------------------------------------------------------------------------------------------
 @compliance_check(
-    "stdio-framing", Category.TRANSPORT, "stdout carries only newline-delimited JSON-RPC", required=True,
-                  transport="stdio", stateless_required=False, spec=STDIO_PAGE,
-                  why="The client reads stdout as messages; any other line (a log, a banner) is a protocol error.",
-                  fix="Write logs to stderr; write only JSON-RPC messages, one per line, to stdout.", after_all=True)
+    "stdio-framing",
+    Category.TRANSPORT,
+    "stdout carries only newline-delimited JSON-RPC",
+    required=True,
+    transport="stdio",
+    stateless_required=False,
+    spec=STDIO_PAGE,
+    why="The client reads stdout as messages; any other line (a log, a banner) is a protocol error.",
+    fix="Write logs to stderr; write only JSON-RPC messages, one per line, to stdout.",
+    after_all=True,
+)
 def check_framing(ctx: ComplianceContext) -> Outcome:
     recording = ctx.session.transport.recording
     received = recording.received()
@@ -73,21 +80,31 @@ def check_framing(ctx: ComplianceContext) -> Outcome:
     return passed(f"all {len(received)} stdout lines are JSON messages in UTF-8")
 
 
-@compliance_check("stdio-unicode", Category.TRANSPORT, "UTF-8 survives the round trip", transport="stdio",
-                  spec=STDIO_PAGE,
-                  why="Messages are UTF-8; a server that re-encodes them garbles every non-ASCII text.",
-                  fix="Read and write stdin/stdout as UTF-8 (not the locale's encoding).")
+@compliance_check(
+    "stdio-unicode",
+    Category.TRANSPORT,
+    "UTF-8 survives the round trip",
+    transport="stdio",
+    spec=STDIO_PAGE,
+    why="Messages are UTF-8; a server that re-encodes them garbles every non-ASCII text.",
+    fix="Read and write stdin/stdout as UTF-8 (not the locale's encoding).",
+)
 def check_unicode(ctx: ComplianceContext) -> Outcome:
     mangled = UNICODE_PAYLOAD.encode("utf-8").decode("latin-1")
     candidates = [(tool, params[0]) for tool in ctx.read_only_tools() if (params := text_parameters(tool))]
     # A tool whose backend is out of reach answers with that backend's error: the text comes back only if the error
     # repeats the argument, which its usual call shows.
-    called = [(tool, param) for tool, param in candidates
-              if not ctx.backend_down(str(tool["name"])) or failure_echoes(ctx, tool, param)]
+    called = [
+        (tool, param)
+        for tool, param in candidates
+        if not ctx.backend_down(str(tool["name"])) or failure_echoes(ctx, tool, param)
+    ]
     unused = [tool for tool, param in candidates if (tool, param) not in called]
     if candidates and not called:
-        return skipped("the round trip could not be observed: every read-only tool with a text argument is out of "
-                       f"service, and its error does not repeat the argument ({service_summary(ctx, unused)})")
+        return skipped(
+            "the round trip could not be observed: every read-only tool with a text argument is out of "
+            f"service, and its error does not repeat the argument ({service_summary(ctx, unused)})"
+        )
     for tool, param in called:
         arguments = {**ctx.arguments_for(tool), param: UNICODE_PAYLOAD}
         output = json.dumps(ctx.call_tool(str(tool["name"]), arguments), ensure_ascii=False)
@@ -96,15 +113,20 @@ def check_unicode(ctx: ComplianceContext) -> Outcome:
         if mangled in output:
             ctx.rests_on_evidence()  # the garbled form of hookconf's own text, whatever else failed
             return failed(f"{tool['name']} returned the text garbled: {mangled!r}")
-    return skipped("no read-only tool echoed its text argument, so the round trip could not be observed"
-                   + left_out(ctx, unused))
+    return skipped(
+        "no read-only tool echoed its text argument, so the round trip could not be observed" + left_out(ctx, unused)
+    )
 
 
 @compliance_check(
-    "stdio-unknown-method-recovers", Category.TRANSPORT, "Answers -32601 for unknown methods and keeps serving",
-                  transport="stdio", spec=STDIO_PAGE,
-                  why="One unknown method must not end a stdio session; the process serves one client only.",
-                  fix="Answer unknown methods with -32601 and keep reading stdin.")
+    "stdio-unknown-method-recovers",
+    Category.TRANSPORT,
+    "Answers -32601 for unknown methods and keeps serving",
+    transport="stdio",
+    spec=STDIO_PAGE,
+    why="One unknown method must not end a stdio session; the process serves one client only.",
+    fix="Answer unknown methods with -32601 and keep reading stdin.",
+)
 def check_unknown_method_recovers(ctx: ComplianceContext) -> Outcome:
     answer = unknown_method(ctx)
     if not answer.still_serving:
@@ -115,10 +137,16 @@ def check_unknown_method_recovers(ctx: ComplianceContext) -> Outcome:
 
 
 # --- streamable HTTP ---------------------------------------------------------------------------------
-@compliance_check("transport-post", Category.TRANSPORT, "Accepts JSON-RPC over HTTP POST", required=True,
-                  transport="http", spec=HTTP_PAGE,
-                  why="Streamable HTTP sends every client message as a POST to the MCP endpoint.",
-                  fix="Accept POST on the endpoint and answer requests with 200.")
+@compliance_check(
+    "transport-post",
+    Category.TRANSPORT,
+    "Accepts JSON-RPC over HTTP POST",
+    required=True,
+    transport="http",
+    spec=HTTP_PAGE,
+    why="Streamable HTTP sends every client message as a POST to the MCP endpoint.",
+    fix="Accept POST on the endpoint and answer requests with 200.",
+)
 def check_post(ctx: ComplianceContext) -> Outcome:
     first = _opening_exchange(ctx)
     opening = "server/discover" if ctx.stateless else "initialize"
@@ -136,10 +164,16 @@ def _opening_exchange(ctx: ComplianceContext) -> HttpExchange | None:
 
 
 @compliance_check(
-    "transport-content-type", Category.TRANSPORT, "Answers with application/json or text/event-stream",
-                  required=True, transport="http", spec=HTTP_PAGE,
-                  why="The client parses the answer by its content type; anything else cannot be read.",
-                  fix="Answer requests with Content-Type application/json or text/event-stream.", after_all=True)
+    "transport-content-type",
+    Category.TRANSPORT,
+    "Answers with application/json or text/event-stream",
+    required=True,
+    transport="http",
+    spec=HTTP_PAGE,
+    why="The client parses the answer by its content type; anything else cannot be read.",
+    fix="Answer requests with Content-Type application/json or text/event-stream.",
+    after_all=True,
+)
 def check_content_type(ctx: ComplianceContext) -> Outcome:
     answered = [e for e in ctx.http.exchanges if e.status == 200]
     bad = sorted({e.content_type for e in answered if not e.content_type.startswith(JSON_TYPES)})
@@ -149,10 +183,15 @@ def check_content_type(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check(
-    "transport-content-type-init", Category.TRANSPORT, "The initialize answer has a valid content type",
-                  transport="http", revisions=HANDSHAKE, spec=HTTP_PAGE,
-                  why="The first answer decides whether the client can talk to the server at all.",
-                  fix="Answer initialize with application/json or text/event-stream.")
+    "transport-content-type-init",
+    Category.TRANSPORT,
+    "The initialize answer has a valid content type",
+    transport="http",
+    revisions=HANDSHAKE,
+    spec=HTTP_PAGE,
+    why="The first answer decides whether the client can talk to the server at all.",
+    fix="Answer initialize with application/json or text/event-stream.",
+)
 def check_content_type_init(ctx: ComplianceContext) -> Outcome:
     first = ctx.http.exchanges[0] if ctx.http.exchanges else None
     if first is None or not first.content_type.startswith(JSON_TYPES):
@@ -161,13 +200,22 @@ def check_content_type_init(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check(
-    "transport-notification-202", Category.TRANSPORT, "Notifications are answered 202 Accepted",
-                  transport="http", spec=HTTP_PAGE,
-                  why="A POST that carries only a notification has nothing to answer: the spec asks for 202, no body.",
-                  fix="Answer POSTs of notifications (and responses) with 202 and an empty body.")
+    "transport-notification-202",
+    Category.TRANSPORT,
+    "Notifications are answered 202 Accepted",
+    transport="http",
+    spec=HTTP_PAGE,
+    why="A POST that carries only a notification has nothing to answer: the spec asks for 202, no body.",
+    fix="Answer POSTs of notifications (and responses) with 202 and an empty body.",
+)
 def check_notification_202(ctx: ComplianceContext) -> Outcome:
-    body = json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                       "params": {"requestId": "hookconf-none", "reason": "transport check"}})
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": "hookconf-none", "reason": "transport check"},
+        }
+    )
     reply = ctx.http.raw_request("POST", body=body)
     if reply.status != 202:
         return failed(f"a notification was answered with {reply.status}, expected 202")
@@ -175,25 +223,35 @@ def check_notification_202(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check(
-    "transport-content-type-reject", Category.TRANSPORT, "Rejects a non-JSON Content-Type",
-                  transport="http", spec=HTTP_PAGE,
-                  why="A body that is not declared as JSON may not be JSON; accepting it invites confusion attacks.",
-                  fix="Answer POSTs whose Content-Type is not application/json with 415 (or 400).")
+    "transport-content-type-reject",
+    Category.TRANSPORT,
+    "Rejects a non-JSON Content-Type",
+    transport="http",
+    spec=HTTP_PAGE,
+    why="A body that is not declared as JSON may not be JSON; accepting it invites confusion attacks.",
+    fix="Answer POSTs whose Content-Type is not application/json with 415 (or 400).",
+)
 def check_content_type_reject(ctx: ComplianceContext) -> Outcome:
     if (not_evaluable := not_evaluable_rejection(ctx)) is not None:
         return not_evaluable
-    reply = ctx.http.raw_request("POST", body=ctx.keepalive_body("hookconf-ct-1"),
-                                 headers={"Content-Type": "text/plain"})
+    reply = ctx.http.raw_request(
+        "POST", body=ctx.keepalive_body("hookconf-ct-1"), headers={"Content-Type": "text/plain"}
+    )
     if 400 <= reply.status < 500:
         return passed(f"text/plain rejected with {reply.status}")
     return failed(f"a text/plain POST was answered with {reply.status}")
 
 
 @compliance_check(
-    "transport-session-id", Category.TRANSPORT, "Enforces Mcp-Session-Id after initialization",
-                  transport="http", revisions=HANDSHAKE, spec=f"{HTTP_PAGE}#session-management",
-                  why="A server that issues session ids must require them, or sessions can be mixed up.",
-                  fix="Answer requests without the Mcp-Session-Id header with 400 once you issued one.")
+    "transport-session-id",
+    Category.TRANSPORT,
+    "Enforces Mcp-Session-Id after initialization",
+    transport="http",
+    revisions=HANDSHAKE,
+    spec=f"{HTTP_PAGE}#session-management",
+    why="A server that issues session ids must require them, or sessions can be mixed up.",
+    fix="Answer requests without the Mcp-Session-Id header with 400 once you issued one.",
+)
 def check_session_id(ctx: ComplianceContext) -> Outcome:
     if not ctx.http.session_id:
         return skipped("the server issued no session id (stateless)")
@@ -204,23 +262,33 @@ def check_session_id(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check(
-    "transport-session-invalid", Category.TRANSPORT, "Answers 404 for an unknown session id",
-                  transport="http", revisions=HANDSHAKE, spec=f"{HTTP_PAGE}#session-management",
-                  why="404 tells the client its session is gone and it must initialize again.",
-                  fix="Answer requests with an unknown Mcp-Session-Id with 404.")
+    "transport-session-invalid",
+    Category.TRANSPORT,
+    "Answers 404 for an unknown session id",
+    transport="http",
+    revisions=HANDSHAKE,
+    spec=f"{HTTP_PAGE}#session-management",
+    why="404 tells the client its session is gone and it must initialize again.",
+    fix="Answer requests with an unknown Mcp-Session-Id with 404.",
+)
 def check_session_invalid(ctx: ComplianceContext) -> Outcome:
     if not ctx.http.session_id:
         return skipped("the server issued no session id (stateless)")
-    reply = ctx.http.raw_request("POST", body=_ping("hookconf-badsession-1"),
-                                 headers={SESSION_HEADER: "hookconf-unknown-session"})
+    reply = ctx.http.raw_request(
+        "POST", body=_ping("hookconf-badsession-1"), headers={SESSION_HEADER: "hookconf-unknown-session"}
+    )
     if reply.status == 404:
         return passed("404")
     return failed(f"an unknown session id was answered with {reply.status}, expected 404")
 
 
 def _get(ctx: ComplianceContext, session: bool) -> HttpReply:
-    return ctx.http.raw_request("GET", headers={"Accept": "text/event-stream", "Content-Type": ""}, session=session,
-                                timeout_s=min(ctx.session.timeout_s, 5.0))
+    return ctx.http.raw_request(
+        "GET",
+        headers={"Accept": "text/event-stream", "Content-Type": ""},
+        session=session,
+        timeout_s=min(ctx.session.timeout_s, 5.0),
+    )
 
 
 def _judge_get(reply: HttpReply, allowed: tuple[int, ...]) -> Outcome:
@@ -228,36 +296,56 @@ def _judge_get(reply: HttpReply, allowed: tuple[int, ...]) -> Outcome:
         return passed("GET opened an SSE stream")
     if reply.status in allowed:
         return passed(f"GET answered {reply.status}")
-    return failed(f"GET answered {reply.status} ({reply.content_type or 'no content type'}); expected an SSE "
-                  f"stream or {' / '.join(map(str, allowed))}")
+    return failed(
+        f"GET answered {reply.status} ({reply.content_type or 'no content type'}); expected an SSE "
+        f"stream or {' / '.join(map(str, allowed))}"
+    )
 
 
 @compliance_check(
-    "transport-get", Category.TRANSPORT, "GET without a session: SSE stream, 405 or 400", transport="http",
-                  revisions=HANDSHAKE, spec=f"{HTTP_PAGE}#listening-for-messages-from-the-server",
-                  why="GET opens the server-to-client stream; a server without one says 405.",
-                  fix="Answer GET with text/event-stream or 405 Method Not Allowed.")
+    "transport-get",
+    Category.TRANSPORT,
+    "GET without a session: SSE stream, 405 or 400",
+    transport="http",
+    revisions=HANDSHAKE,
+    spec=f"{HTTP_PAGE}#listening-for-messages-from-the-server",
+    why="GET opens the server-to-client stream; a server without one says 405.",
+    fix="Answer GET with text/event-stream or 405 Method Not Allowed.",
+)
 def check_get(ctx: ComplianceContext) -> Outcome:
     return _judge_get(_get(ctx, session=False), (405, 400) if ctx.http.session_id else (405,))
 
 
 @compliance_check(
-    "transport-get-stream", Category.TRANSPORT, "GET with the session: SSE stream or 405", transport="http",
-                  revisions=HANDSHAKE, spec=f"{HTTP_PAGE}#listening-for-messages-from-the-server",
-                  why="Within a session, GET is how the server reaches the client outside a request.",
-                  fix="Answer GET with the session id with text/event-stream, or 405.")
+    "transport-get-stream",
+    Category.TRANSPORT,
+    "GET with the session: SSE stream or 405",
+    transport="http",
+    revisions=HANDSHAKE,
+    spec=f"{HTTP_PAGE}#listening-for-messages-from-the-server",
+    why="Within a session, GET is how the server reaches the client outside a request.",
+    fix="Answer GET with the session id with text/event-stream, or 405.",
+)
 def check_get_stream(ctx: ComplianceContext) -> Outcome:
     return _judge_get(_get(ctx, session=True), (405,))
 
 
-@compliance_check("transport-delete", Category.TRANSPORT, "DELETE ends a session, or is 405", transport="http",
-                  fresh_session=True,
-                  revisions=HANDSHAKE, spec=f"{HTTP_PAGE}#session-management",
-                  why="Clients end sessions with DELETE; a server that does not allow it says 405.",
-                  fix="Answer DELETE with the session id with 200/204 (and forget the session), or 405.",
-                  should=Rule("The server MAY terminate the session at any time, after which it MUST respond to "
-                              "requests containing that session ID with HTTP 404 Not Found.",
-                              "MCP basic/transports#session-management, 2025-03-26 to 2025-11-25"))
+@compliance_check(
+    "transport-delete",
+    Category.TRANSPORT,
+    "DELETE ends a session, or is 405",
+    transport="http",
+    fresh_session=True,
+    revisions=HANDSHAKE,
+    spec=f"{HTTP_PAGE}#session-management",
+    why="Clients end sessions with DELETE; a server that does not allow it says 405.",
+    fix="Answer DELETE with the session id with 200/204 (and forget the session), or 405.",
+    should=Rule(
+        "The server MAY terminate the session at any time, after which it MUST respond to "
+        "requests containing that session ID with HTTP 404 Not Found.",
+        "MCP basic/transports#session-management, 2025-03-26 to 2025-11-25",
+    ),
+)
 def check_delete(ctx: ComplianceContext) -> Outcome:
     if not ctx.http.session_id:
         return skipped("the server issued no session id (stateless)")
@@ -282,10 +370,17 @@ def _batch(ctx: ComplianceContext) -> HttpReply:
     return ctx.http.raw_request("POST", body=body)
 
 
-@compliance_check("transport-batch-reject", Category.TRANSPORT, "Rejects JSON-RPC batches", required=True,
-                  transport="http", spec="basic#json-rpc-batching", revisions=since("2025-06-18"),
-                  why="2025-06-18 removed batching; a server must not process an array of requests.",
-                  fix="Answer an array body with an error (400 with a JSON-RPC error -32600).")
+@compliance_check(
+    "transport-batch-reject",
+    Category.TRANSPORT,
+    "Rejects JSON-RPC batches",
+    required=True,
+    transport="http",
+    spec="basic#json-rpc-batching",
+    revisions=since("2025-06-18"),
+    why="2025-06-18 removed batching; a server must not process an array of requests.",
+    fix="Answer an array body with an error (400 with a JSON-RPC error -32600).",
+)
 def check_batch_reject(ctx: ComplianceContext) -> Outcome:
     reply = _batch(ctx)
     answer = reply.messages[0] if reply.messages else None
@@ -298,10 +393,17 @@ def check_batch_reject(ctx: ComplianceContext) -> Outcome:
     return failed(f"a batch was answered {reply.status} without an error")
 
 
-@compliance_check("transport-batch-support", Category.TRANSPORT, "Processes JSON-RPC batches", required=True,
-                  transport="http", spec="basic#batching", revisions=("2025-03-26",),
-                  why="2025-03-26 requires servers to accept batches of requests and notifications.",
-                  fix="Answer an array of requests with an array of their responses.")
+@compliance_check(
+    "transport-batch-support",
+    Category.TRANSPORT,
+    "Processes JSON-RPC batches",
+    required=True,
+    transport="http",
+    spec="basic#batching",
+    revisions=("2025-03-26",),
+    why="2025-03-26 requires servers to accept batches of requests and notifications.",
+    fix="Answer an array of requests with an array of their responses.",
+)
 def check_batch_support(ctx: ComplianceContext) -> Outcome:
     reply = _batch(ctx)
     answer = reply.messages[0] if reply.messages else None
@@ -310,10 +412,15 @@ def check_batch_support(ctx: ComplianceContext) -> Outcome:
     return failed(f"a batch of two pings was answered {reply.status} with {str(answer)[:80]}")
 
 
-@compliance_check("transport-concurrent", Category.TRANSPORT, "Handles concurrent requests", transport="http",
-                  spec=HTTP_PAGE,
-                  why="Clients send requests in parallel; each POST must get its own answer.",
-                  fix="Serve POSTs concurrently and route each answer to its own request.")
+@compliance_check(
+    "transport-concurrent",
+    Category.TRANSPORT,
+    "Handles concurrent requests",
+    transport="http",
+    spec=HTTP_PAGE,
+    why="Clients send requests in parallel; each POST must get its own answer.",
+    fix="Serve POSTs concurrently and route each answer to its own request.",
+)
 def check_concurrent(ctx: ComplianceContext) -> Outcome:
     with ThreadPoolExecutor(CONCURRENT_REQUESTS) as pool:
         answers = list(pool.map(lambda _: ctx.request(ctx.keepalive_method), range(CONCURRENT_REQUESTS)))
@@ -324,10 +431,16 @@ def check_concurrent(ctx: ComplianceContext) -> Outcome:
 
 
 @compliance_check(
-    "transport-sse-event-field", Category.TRANSPORT, "SSE events carrying messages are 'message' events",
-                  transport="http", revisions=HANDSHAKE, spec=HTTP_PAGE,
-                  why="Clients listen for the default 'message' event; other event names are not delivered.",
-                  fix="Send JSON-RPC messages as `event: message` (or with no event field).", after_all=True)
+    "transport-sse-event-field",
+    Category.TRANSPORT,
+    "SSE events carrying messages are 'message' events",
+    transport="http",
+    revisions=HANDSHAKE,
+    spec=HTTP_PAGE,
+    why="Clients listen for the default 'message' event; other event names are not delivered.",
+    fix="Send JSON-RPC messages as `event: message` (or with no event field).",
+    after_all=True,
+)
 def check_sse_event_field(ctx: ComplianceContext) -> Outcome:
     events = [event for exchange in ctx.http.exchanges for event in exchange.sse_events]
     if not events:
@@ -339,29 +452,44 @@ def check_sse_event_field(ctx: ComplianceContext) -> Outcome:
 
 
 # --- 2026-07-28 only: both transports ----------------------------------------------------------------
-@compliance_check("transport-no-server-requests", Category.TRANSPORT, "No server-initiated requests on any stream",
-                  required=True, revisions=STATELESS, spec="basic#requests", after_all=True,
-                  why="2026-07-28 has no server-to-client requests: a server that needs input answers input_required "
-                  "(MRTR) instead, and a stateless client has nowhere to answer a request.",
-                  fix="Replace sampling, elicitation and roots requests with input_required results.")
+@compliance_check(
+    "transport-no-server-requests",
+    Category.TRANSPORT,
+    "No server-initiated requests on any stream",
+    required=True,
+    revisions=STATELESS,
+    spec="basic#requests",
+    after_all=True,
+    why="2026-07-28 has no server-to-client requests: a server that needs input answers input_required "
+    "(MRTR) instead, and a stateless client has nowhere to answer a request.",
+    fix="Replace sampling, elicitation and roots requests with input_required results.",
+)
 def check_no_server_requests(ctx: ComplianceContext) -> Outcome:
     messages = ctx.all_received()
     if not messages:
         return failed("nothing was received to inspect")
     requests = [m for m in messages if isinstance(m, dict) and "method" in m and "id" in m]
     if requests:
-        return failed(f"{len(requests)} requests from the server: "
-                      f"{', '.join(sorted({str(m['method']) for m in requests}))}")
+        return failed(
+            f"{len(requests)} requests from the server: {', '.join(sorted({str(m['method']) for m in requests}))}"
+        )
     return passed(f"{len(messages)} messages, no requests from the server")
 
 
-@compliance_check("stdio-cancellation", Category.TRANSPORT, "Ignores a cancellation of an unknown request",
-                  transport="stdio", revisions=STATELESS, spec="basic/utilities/cancellation",
-                  why="Cancellations race with answers; one for a request that is done must change nothing.",
-                  fix="Ignore notifications/cancelled for request ids you do not know.")
+@compliance_check(
+    "stdio-cancellation",
+    Category.TRANSPORT,
+    "Ignores a cancellation of an unknown request",
+    transport="stdio",
+    revisions=STATELESS,
+    spec="basic/utilities/cancellation",
+    why="Cancellations race with answers; one for a request that is done must change nothing.",
+    fix="Ignore notifications/cancelled for request ids you do not know.",
+)
 def check_stdio_cancellation(ctx: ComplianceContext) -> Outcome:
-    ctx.session.transport.notify("notifications/cancelled", {"requestId": "hookconf-unknown-request",
-                                                             "reason": "hookconf test"})
+    ctx.session.transport.notify(
+        "notifications/cancelled", {"requestId": "hookconf-unknown-request", "reason": "hookconf test"}
+    )
     if ctx.still_serving():
         return passed("still serving after a cancellation of an unknown request")
     return failed("the server stopped answering after notifications/cancelled for an unknown request")
@@ -382,63 +510,108 @@ def _header_rejected(ctx: ComplianceContext, reply: HttpReply, what: str) -> Out
     return failed(f"{what}: answered HTTP {reply.status} with {describe(answer)}; expected 400 ({HEADER_MISMATCH})")
 
 
-@compliance_check("transport-header-version-required", Category.TRANSPORT, "Rejects a missing MCP-Protocol-Version",
-                  required=True, transport="http", revisions=STATELESS, spec=f"{HTTP_PAGE}#protocol-version-header",
-                  why="Intermediaries route and authorize by the version header; a request without it is malformed.",
-                  fix="Answer a POST without MCP-Protocol-Version with 400 and -32020.")
+@compliance_check(
+    "transport-header-version-required",
+    Category.TRANSPORT,
+    "Rejects a missing MCP-Protocol-Version",
+    required=True,
+    transport="http",
+    revisions=STATELESS,
+    spec=f"{HTTP_PAGE}#protocol-version-header",
+    why="Intermediaries route and authorize by the version header; a request without it is malformed.",
+    fix="Answer a POST without MCP-Protocol-Version with 400 and -32020.",
+)
 def check_version_header_required(ctx: ComplianceContext) -> Outcome:
     reply = _discover_reply(ctx, "hookconf-no-version-header", {VERSION_HEADER: ""})
     return _header_rejected(ctx, reply, "a server/discover without MCP-Protocol-Version")
 
 
-@compliance_check("transport-header-version-mismatch", Category.TRANSPORT,
-                  "Rejects a header/_meta protocol version mismatch", required=True, transport="http",
-                  revisions=STATELESS, spec=f"{HTTP_PAGE}#protocol-version-header",
-                  why="The header and _meta must name the same version, or the request means two things at once.",
-                  fix="Answer a POST whose MCP-Protocol-Version differs from _meta's protocolVersion with 400 "
-                  "(-32020).")
+@compliance_check(
+    "transport-header-version-mismatch",
+    Category.TRANSPORT,
+    "Rejects a header/_meta protocol version mismatch",
+    required=True,
+    transport="http",
+    revisions=STATELESS,
+    spec=f"{HTTP_PAGE}#protocol-version-header",
+    why="The header and _meta must name the same version, or the request means two things at once.",
+    fix="Answer a POST whose MCP-Protocol-Version differs from _meta's protocolVersion with 400 (-32020).",
+)
 def check_version_header_mismatch(ctx: ComplianceContext) -> Outcome:
     reply = _discover_reply(ctx, "hookconf-version-mismatch", {VERSION_HEADER: OTHER_VERSION})
     return _header_rejected(ctx, reply, f"a server/discover with MCP-Protocol-Version {OTHER_VERSION}")
 
 
-@compliance_check("transport-header-method-required", Category.TRANSPORT, "Rejects a missing Mcp-Method",
-                  required=True, transport="http", revisions=STATELESS, spec=f"{HTTP_PAGE}#standard-headers",
-                  why="Gateways route and rate-limit by Mcp-Method without parsing bodies; it must be there.",
-                  fix="Answer a POST without Mcp-Method with 400 and -32020.")
+@compliance_check(
+    "transport-header-method-required",
+    Category.TRANSPORT,
+    "Rejects a missing Mcp-Method",
+    required=True,
+    transport="http",
+    revisions=STATELESS,
+    spec=f"{HTTP_PAGE}#standard-headers",
+    why="Gateways route and rate-limit by Mcp-Method without parsing bodies; it must be there.",
+    fix="Answer a POST without Mcp-Method with 400 and -32020.",
+)
 def check_method_header_required(ctx: ComplianceContext) -> Outcome:
     reply = _discover_reply(ctx, "hookconf-no-method-header", {METHOD_HEADER: ""})
     return _header_rejected(ctx, reply, "a server/discover without Mcp-Method")
 
 
-@compliance_check("transport-header-method-mismatch", Category.TRANSPORT, "Rejects an Mcp-Method/body mismatch",
-                  required=True, transport="http", revisions=STATELESS, spec=f"{HTTP_PAGE}#standard-headers",
-                  why="A header that disagrees with the body lets a request pass a gateway's rules as another method.",
-                  fix="Answer a POST whose Mcp-Method differs from the body's method with 400 (-32020).")
+@compliance_check(
+    "transport-header-method-mismatch",
+    Category.TRANSPORT,
+    "Rejects an Mcp-Method/body mismatch",
+    required=True,
+    transport="http",
+    revisions=STATELESS,
+    spec=f"{HTTP_PAGE}#standard-headers",
+    why="A header that disagrees with the body lets a request pass a gateway's rules as another method.",
+    fix="Answer a POST whose Mcp-Method differs from the body's method with 400 (-32020).",
+)
 def check_method_header_mismatch(ctx: ComplianceContext) -> Outcome:
     reply = _discover_reply(ctx, "hookconf-method-mismatch", {METHOD_HEADER: "tools/list"})
     return _header_rejected(ctx, reply, "a server/discover sent with Mcp-Method: tools/list")
 
 
-@compliance_check("transport-header-name-mismatch", Category.TRANSPORT, "Rejects an Mcp-Name/body mismatch",
-                  transport="http", capability="tools", revisions=STATELESS, spec=f"{HTTP_PAGE}#standard-headers",
-                  why="Gateways allow or deny tools by Mcp-Name; a body naming another tool slips past them.",
-                  fix="Answer a tools/call whose Mcp-Name differs from params.name with 400 (-32020).")
+@compliance_check(
+    "transport-header-name-mismatch",
+    Category.TRANSPORT,
+    "Rejects an Mcp-Name/body mismatch",
+    transport="http",
+    capability="tools",
+    revisions=STATELESS,
+    spec=f"{HTTP_PAGE}#standard-headers",
+    why="Gateways allow or deny tools by Mcp-Name; a body naming another tool slips past them.",
+    fix="Answer a tools/call whose Mcp-Name differs from params.name with 400 (-32020).",
+)
 def check_name_header_mismatch(ctx: ComplianceContext) -> Outcome:
     tools = ctx.read_only_tools()
     if not tools:
         return skipped("no read-only tool to name (a mismatch a server fails to catch would call the tool)")
     tool = tools[0]
-    message = ctx.conformant({"jsonrpc": "2.0", "id": "hookconf-name-mismatch", "method": "tools/call",
-                              "params": {"name": tool["name"], "arguments": ctx.arguments_for(tool)}})
+    message = ctx.conformant(
+        {
+            "jsonrpc": "2.0",
+            "id": "hookconf-name-mismatch",
+            "method": "tools/call",
+            "params": {"name": tool["name"], "arguments": ctx.arguments_for(tool)},
+        }
+    )
     reply = ctx.http.raw_request("POST", body=json.dumps(message), headers={NAME_HEADER: "hookconf-other-tool"})
     return _header_rejected(ctx, reply, f"tools/call {tool['name']} sent with Mcp-Name: hookconf-other-tool")
 
 
-@compliance_check("transport-header-case-insensitive", Category.TRANSPORT, "Header names are case-insensitive",
-                  transport="http", revisions=STATELESS, spec=f"{HTTP_PAGE}#standard-headers",
-                  why="HTTP header names are case-insensitive; proxies often lower-case them.",
-                  fix="Look headers up without regard to case.")
+@compliance_check(
+    "transport-header-case-insensitive",
+    Category.TRANSPORT,
+    "Header names are case-insensitive",
+    transport="http",
+    revisions=STATELESS,
+    spec=f"{HTTP_PAGE}#standard-headers",
+    why="HTTP header names are case-insensitive; proxies often lower-case them.",
+    fix="Look headers up without regard to case.",
+)
 def check_header_case(ctx: ComplianceContext) -> Outcome:
     lower = {VERSION_HEADER.lower(): str(ctx.http.protocol_version), METHOD_HEADER.lower(): ctx.keepalive_method}
     reply = _discover_reply(ctx, "hookconf-lower-case-headers", lower)
@@ -450,33 +623,53 @@ def check_header_case(ctx: ComplianceContext) -> Outcome:
 def _judge_405(reply: HttpReply, method: str) -> Outcome:
     if reply.status == 405:
         return passed(f"{method} answered 405")
-    return failed(f"{method} answered {reply.status} ({reply.content_type or 'no content type'}); 2026-07-28 has no "
-                  f"{method} endpoint, expected 405")
+    return failed(
+        f"{method} answered {reply.status} ({reply.content_type or 'no content type'}); 2026-07-28 has no "
+        f"{method} endpoint, expected 405"
+    )
 
 
-@compliance_check("transport-get-removed", Category.TRANSPORT, "GET returns 405", transport="http",
-                  revisions=STATELESS, spec=HTTP_PAGE,
-                  why="2026-07-28 replaced the GET stream with subscriptions/listen; a GET must be refused.",
-                  fix="Answer GET on the MCP endpoint with 405 Method Not Allowed.")
+@compliance_check(
+    "transport-get-removed",
+    Category.TRANSPORT,
+    "GET returns 405",
+    transport="http",
+    revisions=STATELESS,
+    spec=HTTP_PAGE,
+    why="2026-07-28 replaced the GET stream with subscriptions/listen; a GET must be refused.",
+    fix="Answer GET on the MCP endpoint with 405 Method Not Allowed.",
+)
 def check_get_removed(ctx: ComplianceContext) -> Outcome:
-    reply = ctx.http.raw_request("GET", headers={"Accept": "text/event-stream", "Content-Type": ""},
-                                 timeout_s=min(ctx.session.timeout_s, 5.0))
+    reply = ctx.http.raw_request(
+        "GET", headers={"Accept": "text/event-stream", "Content-Type": ""}, timeout_s=min(ctx.session.timeout_s, 5.0)
+    )
     return _judge_405(reply, "GET")
 
 
-@compliance_check("transport-delete-removed", Category.TRANSPORT, "DELETE returns 405", transport="http",
-                  revisions=STATELESS, spec=HTTP_PAGE,
-                  why="There are no sessions to end in 2026-07-28; DELETE must be refused.",
-                  fix="Answer DELETE on the MCP endpoint with 405 Method Not Allowed.")
+@compliance_check(
+    "transport-delete-removed",
+    Category.TRANSPORT,
+    "DELETE returns 405",
+    transport="http",
+    revisions=STATELESS,
+    spec=HTTP_PAGE,
+    why="There are no sessions to end in 2026-07-28; DELETE must be refused.",
+    fix="Answer DELETE on the MCP endpoint with 405 Method Not Allowed.",
+)
 def check_delete_removed(ctx: ComplianceContext) -> Outcome:
     return _judge_405(ctx.http.raw_request("DELETE", headers={"Content-Type": ""}), "DELETE")
 
 
-@compliance_check("transport-session-ignored", Category.TRANSPORT, "Ignores Mcp-Session-Id", transport="http",
-                  revisions=STATELESS, spec=HTTP_PAGE,
-                  why="2026-07-28 is stateless: a session header left over from an older client must not break "
-                  "requests.",
-                  fix="Ignore Mcp-Session-Id on 2026-07-28 requests.")
+@compliance_check(
+    "transport-session-ignored",
+    Category.TRANSPORT,
+    "Ignores Mcp-Session-Id",
+    transport="http",
+    revisions=STATELESS,
+    spec=HTTP_PAGE,
+    why="2026-07-28 is stateless: a session header left over from an older client must not break requests.",
+    fix="Ignore Mcp-Session-Id on 2026-07-28 requests.",
+)
 def check_session_ignored(ctx: ComplianceContext) -> Outcome:
     reply = _discover_reply(ctx, "hookconf-session-ignored", {SESSION_HEADER: "hookconf-unknown-session"})
     if is_discover_result(reply.response):
