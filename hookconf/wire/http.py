@@ -110,6 +110,8 @@ def _lines_until(deadline: float, response: httpx2.Response) -> Iterator[str]:
 
 
 class HttpTransport(Transport):
+    one_stream = False
+
     def __init__(
         self,
         url: str,
@@ -151,6 +153,15 @@ class HttpTransport(Transport):
         if isinstance(name, str):
             headers[NAME_HEADER] = header_value(name)
         return headers
+
+    def mirror_protocol_version(self, version: str) -> None:
+        self.protocol_version = version
+
+    def rate_limited(self) -> bool:
+        return bool(self.exchanges) and self.exchanges[-1].status == TOO_MANY_REQUESTS
+
+    def detached_client(self, timeout_s: float) -> HttpTransport:
+        return HttpTransport(self.url, Recording(), self.configured_headers, timeout_s)
 
     def send_raw(self, raw: str) -> None:
         # Each POST runs in its own thread so that the caller's timeout, not the socket's, bounds the wait.
