@@ -276,6 +276,11 @@ class HttpTransport(Transport):
             text = response.read().decode("utf-8", "replace")
             return response.status_code, self._decode_received(text) if text.strip() else None
 
+    def first_stream_message(
+        self, body: str, request_id: Any, timeout_s: float, opened_by: str, first_wait_s: float
+    ) -> tuple[int | None, Any]:
+        return self.first_message(body, min(timeout_s, first_wait_s))
+
     def _decode_received(self, raw: str) -> Any:
         message, failure = parse_message(raw)
         if failure is not None:

@@ -248,6 +248,21 @@ class Transport(ABC):
             with self._lock:
                 self._awaited_notifications.pop(or_notification or "", None)
 
+    def first_stream_message(
+        self, body: str, request_id: Any, timeout_s: float, opened_by: str, first_wait_s: float
+    ) -> tuple[int | None, Any]:
+        """Send a request that opens a stream (subscriptions/listen), return the HTTP status (None without HTTP)
+        and the message that opens the stream, then end the stream.
+
+        On one stream that is the `opened_by` notification or the request's own answer, whichever comes first
+        (other notifications may come in between; a ping after the request bounds the wait), and the request is
+        then cancelled. Over HTTP it is the stream's first message, waited for at most `first_wait_s`.
+        """
+        first = self.send_then_ping(body, request_id, timeout_s, or_notification=opened_by)
+        if first is not None:
+            self.notify("notifications/cancelled", {"requestId": request_id, "reason": "probe done"})
+        return None, first
+
     def notify(self, method: str, params: JsonObject | None = None) -> None:
         message: JsonObject = {"jsonrpc": "2.0", "method": method}
         if params is not None:

@@ -973,15 +973,9 @@ def _first_listen_message(ctx: ComplianceContext, request_id: str, params: JsonO
     stdio the acknowledgement or the request's own answer, whichever comes first (other notifications may
     come in between there)."""
     message = ctx.conformant({"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen", "params": params})
-    transport = ctx.session.transport
-    if not transport.one_stream:
-        return ctx.http.first_message(json.dumps(message), min(ctx.session.timeout_s, LISTEN_TIMEOUT_S))
-    first = transport.send_then_ping(
-        json.dumps(message), request_id, ctx.session.timeout_s, or_notification=ACKNOWLEDGED
+    return ctx.session.transport.first_stream_message(
+        json.dumps(message), request_id, ctx.session.timeout_s, opened_by=ACKNOWLEDGED, first_wait_s=LISTEN_TIMEOUT_S
     )
-    if first is not None:
-        transport.notify("notifications/cancelled", {"requestId": request_id, "reason": "probe done"})
-    return None, first
 
 
 @compliance_check(
