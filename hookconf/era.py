@@ -19,10 +19,9 @@ from hookconf.errors import RequestTimeoutError, ServerStartError, TransportClos
 from hookconf.protocol import STATELESS_ERROR_CODES, STATELESS_REVISION, Era, discover_message, stateless_meta
 from hookconf.session import McpSession, is_discover_result, open_session
 from hookconf.validation import models_for
-from hookconf.wire.http import TOO_MANY_REQUESTS, HttpReply, HttpTransport, connect_failure
+from hookconf.wire.http import TOO_MANY_REQUESTS, HttpReply, connect_failure
 from hookconf.wire.process import ServerProcess
-from hookconf.wire.recording import Recording
-from hookconf.wire.transport import JsonObject
+from hookconf.wire.transport import JsonObject, Transport
 
 PROBE_ID = "hookconf-era-probe"
 STDERR_LINES = 5
@@ -118,7 +117,7 @@ def _detect(session: McpSession, server: ServerConfig, timeout_s: float) -> Conn
     probed.append(answer)
     if answer.stateless:
         # Over HTTP the probe went through a throwaway client: the audit's own first exchange is a discover too.
-        session.discover(answered=None if isinstance(session.transport, HttpTransport) else answer.response)
+        session.discover(answered=answer.response if session.transport.one_stream else None)
         return Connection(session, DetectedEra(STATELESS_REVISION, _detected(answer), _dual_era_warnings(answer)))
     if answer.exited is None:
         return _handshake_or_late_discover(session, answer)
@@ -153,8 +152,8 @@ def _handshake_or_late_discover(session: McpSession, answer: ProbeAnswer) -> Con
         identity = session.initialize()
     except ServerStartError:
         # Over HTTP the probe's answer is its POST's reply, which cannot come late.
-        stdio = not isinstance(session.transport, HttpTransport)
-        late = _late_probe_answer(session) if answer.response is None and stdio else None
+        one_stream = session.transport.one_stream
+        late = _late_probe_answer(session) if answer.response is None and one_stream else None
         if late is None or not ProbeAnswer(late, "").stateless:
             raise
         session.discover(answered=late)
@@ -230,7 +229,7 @@ def probe(session: McpSession) -> ProbeAnswer:
     every request's params). Over HTTP the POST's own answer decides; a throwaway client keeps the probe's
     session id, if a handshake-era server issues one, away from the audit's session.
     """
-    if isinstance(session.transport, HttpTransport):
+    if not session.transport.one_stream:
         return _probe_http(session.transport, session.timeout_s)
     raw = json.dumps(discover_message(PROBE_ID))
     try:
@@ -242,7 +241,7 @@ def probe(session: McpSession) -> ProbeAnswer:
     return ProbeAnswer(response, _describe(response))
 
 
-def _probe_http(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
+def _probe_http(main: Transport, timeout_s: float) -> ProbeAnswer:
     import httpx2
 
     try:
@@ -251,9 +250,6 @@ def _probe_http(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
             # A cold start (a package fetched, a runtime warming up) can outlast one probe, and a rate limiter
             # can refuse one: a second probe grades such a server in its own era, not the handshake era.
             reply = _post_probe(main, timeout_s)
-    except httpx2.ConnectError as exc:
-        # Refused, DNS, TLS: initialize would meet the same wall (after a second DNS lookup, say).
-        raise ServerStartError(f"{connect_failure(main.url, exc)}; the server cannot be audited") from None
     except httpx2.HTTPError as exc:
         return ProbeAnswer(None, f"got no answer ({type(exc).__name__})")
     if reply is None:
@@ -265,17 +261,21 @@ def _probe_http(main: HttpTransport, timeout_s: float) -> ProbeAnswer:
     return ProbeAnswer(response, note)
 
 
-def _post_probe(main: HttpTransport, timeout_s: float) -> HttpReply | None:
+def _post_probe(main: Transport, timeout_s: float) -> HttpReply | None:
     """The probe's reply, or None when it timed out."""
     import httpx2
 
-    transport = HttpTransport(main.url, Recording(), main.configured_headers, timeout_s)
+    transport = main.detached_client(timeout_s)
+    assert transport is not None, "a transport with a reply per request has a detached client"
     transport.meta = stateless_meta()
     transport.protocol_version = STATELESS_REVISION
     try:
         return transport.raw_request(
             "POST", body=json.dumps(discover_message(PROBE_ID)), session=False, timeout_s=timeout_s
         )
+    except httpx2.ConnectError as exc:
+        # Refused, DNS, TLS: initialize would meet the same wall (after a second DNS lookup, say).
+        raise ServerStartError(f"{connect_failure(transport.url, exc)}; the server cannot be audited") from None
     except httpx2.TimeoutException:
         return None
     finally:

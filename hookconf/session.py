@@ -32,7 +32,7 @@ from hookconf.protocol import (
     stateless_meta,
 )
 from hookconf.validation import models_for, validation_errors
-from hookconf.wire.http import TOO_MANY_REQUESTS, HttpTransport, wait_until_listening
+from hookconf.wire.http import HttpTransport, wait_until_listening
 from hookconf.wire.process import ResourceFigures, ServerProcess, start_server
 from hookconf.wire.recording import Recording
 from hookconf.wire.stdio import StdioTransport
@@ -153,8 +153,7 @@ class McpSession:
         version = self._graded_version(result.get("protocolVersion"), offer)
         self._load_models(version)
         self._validate("initialize", RESULT_MODELS["initialize"], result)
-        if isinstance(self.transport, HttpTransport):
-            self.transport.protocol_version = version
+        self.transport.mirror_protocol_version(version)
         self._notify_or_fail("notifications/initialized")
         instructions = result.get("instructions")
         self.identity = ServerIdentity(
@@ -196,8 +195,7 @@ class McpSession:
         preload = threading.Thread(target=models_for, args=(STATELESS_REVISION,), name="hookconf-models", daemon=True)
         preload.start()
         self.transport.meta = stateless_meta()
-        if isinstance(self.transport, HttpTransport):
-            self.transport.protocol_version = STATELESS_REVISION
+        self.transport.mirror_protocol_version(STATELESS_REVISION)
         response = answered if answered is not None else self._setup_discover()
         startup_ms = (time.monotonic() - started) * 1000
         preload.join()
@@ -221,17 +219,9 @@ class McpSession:
         """server/discover, sent once more after an HTTP 429: a rate limiter may count the era probe just
         before it, and every rule that reads the DiscoverResult judges the answer this settles on."""
         response = self._request_or_fail("server/discover", {})
-        if self._rate_limited():
+        if self.transport.rate_limited():
             response = self._request_or_fail("server/discover", {})
         return response
-
-    def _rate_limited(self) -> bool:
-        transport = self.transport
-        return (
-            isinstance(transport, HttpTransport)
-            and bool(transport.exchanges)
-            and transport.exchanges[-1].status == TOO_MANY_REQUESTS
-        )
 
     def connect_as(self, revision: str) -> ServerIdentity:
         """Start talking in the era of `revision`: server/discover for 2026-07-28, else initialize offering it."""

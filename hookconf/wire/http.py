@@ -110,6 +110,8 @@ def _lines_until(deadline: float, response: httpx2.Response) -> Iterator[str]:
 
 
 class HttpTransport(Transport):
+    one_stream = False
+
     def __init__(
         self,
         url: str,
@@ -151,6 +153,15 @@ class HttpTransport(Transport):
         if isinstance(name, str):
             headers[NAME_HEADER] = header_value(name)
         return headers
+
+    def mirror_protocol_version(self, version: str) -> None:
+        self.protocol_version = version
+
+    def rate_limited(self) -> bool:
+        return bool(self.exchanges) and self.exchanges[-1].status == TOO_MANY_REQUESTS
+
+    def detached_client(self, timeout_s: float) -> HttpTransport:
+        return HttpTransport(self.url, Recording(), self.configured_headers, timeout_s)
 
     def send_raw(self, raw: str) -> None:
         # Each POST runs in its own thread so that the caller's timeout, not the socket's, bounds the wait.
@@ -264,6 +275,11 @@ class HttpTransport(Transport):
                 return response.status_code, self._decode_received(event.data) if event else None
             text = response.read().decode("utf-8", "replace")
             return response.status_code, self._decode_received(text) if text.strip() else None
+
+    def first_stream_message(
+        self, body: str, request_id: Any, timeout_s: float, opened_by: str, first_wait_s: float
+    ) -> tuple[int | None, Any]:
+        return self.first_message(body, min(timeout_s, first_wait_s))
 
     def _decode_received(self, raw: str) -> Any:
         message, failure = parse_message(raw)

@@ -12,11 +12,14 @@ from abc import ABC, abstractmethod
 from concurrent.futures import Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from hookconf.errors import NoUsableAnswerError, RequestTimeoutError, TransportClosedError
 from hookconf.protocol import META
 from hookconf.wire.recording import ID_MATCH, JSON_RPC, Recording
+
+if TYPE_CHECKING:
+    from hookconf.wire.http import HttpTransport
 
 JsonObject = dict[str, Any]
 # The first "id" member of a message that does not parse: which request an unreadable answer was meant for.
@@ -83,6 +86,11 @@ class Transport(ABC):
     a server `ping` is answered at once. In the stateless era (2026-07-28) `meta` is the per-request
     envelope: every request sent through `request` or `exchange` carries it in `params._meta`.
     """
+
+    # Whether every message travels on one stream the server reads in order (stdio): the answer to a raw line
+    # is told from silence by a ping after it, and may arrive after its wait ended. False where each request
+    # gets a reply of its own (HTTP: the POST's reply), which cannot come late.
+    one_stream: ClassVar[bool] = True
 
     def __init__(self, recording: Recording) -> None:
         self.recording = recording
@@ -240,6 +248,21 @@ class Transport(ABC):
             with self._lock:
                 self._awaited_notifications.pop(or_notification or "", None)
 
+    def first_stream_message(
+        self, body: str, request_id: Any, timeout_s: float, opened_by: str, first_wait_s: float
+    ) -> tuple[int | None, Any]:
+        """Send a request that opens a stream (subscriptions/listen), return the HTTP status (None without HTTP)
+        and the message that opens the stream, then end the stream.
+
+        On one stream that is the `opened_by` notification or the request's own answer, whichever comes first
+        (other notifications may come in between; a ping after the request bounds the wait), and the request is
+        then cancelled. Over HTTP it is the stream's first message, waited for at most `first_wait_s`.
+        """
+        first = self.send_then_ping(body, request_id, timeout_s, or_notification=opened_by)
+        if first is not None:
+            self.notify("notifications/cancelled", {"requestId": request_id, "reason": "probe done"})
+        return None, first
+
     def notify(self, method: str, params: JsonObject | None = None) -> None:
         message: JsonObject = {"jsonrpc": "2.0", "method": method}
         if params is not None:
@@ -388,6 +411,20 @@ class Transport(ABC):
             if isinstance(item, dict) and "method" in item and _hashable(item.get("id")):
                 with self._lock:
                     self._sent_ids.add(item.get("id"))
+
+    def mirror_protocol_version(self, version: str) -> None:
+        """Carry the revision in use where the transport repeats it outside the messages (HTTP: the
+        MCP-Protocol-Version header); a stream of messages alone has no such place."""
+        return
+
+    def rate_limited(self) -> bool:
+        """Whether the latest exchange was refused by a rate limiter (HTTP 429); a stream of messages has none."""
+        return False
+
+    def detached_client(self, timeout_s: float) -> HttpTransport | None:
+        """A new client of the same server that shares no session with this one, for a probe that must leave this
+        conversation untouched (HTTP); None where a second client needs a second server (one_stream)."""
+        return None
 
     @abstractmethod
     def send_raw(self, raw: str) -> None:

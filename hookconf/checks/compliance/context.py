@@ -323,8 +323,8 @@ class ComplianceContext:
         unanswered for the liveness wait counts as hung, without waiting out timeoutMs.
         Over HTTP `headers` are merged over the usual ones ("" removes one); stdio has none."""
         transport = self.session.transport
-        if isinstance(transport, HttpTransport):
-            reply = transport.raw_request("POST", body=raw, headers=headers, timeout_s=self.session.timeout_s)
+        if not transport.one_stream:
+            reply = self.http.raw_request("POST", body=raw, headers=headers, timeout_s=self.session.timeout_s)
             # The reply may carry notifications first; the answer is the response (or a batch of them).
             answer = next(
                 (m for m in reply.messages if isinstance(m, list) or (isinstance(m, dict) and "method" not in m)), None
@@ -372,9 +372,7 @@ class ComplianceContext:
 
     @property
     def http(self) -> HttpTransport:
-        transport = self.session.transport
-        assert isinstance(transport, HttpTransport), "HTTP checks run only against HTTP servers"
-        return transport
+        return http_transport(self.session)
 
     def start_spare(self) -> None:
         """Start the process of the next fresh stdio session now, so its start-up overlaps other checks."""
@@ -537,3 +535,11 @@ def describe(response: Any) -> str:
     if isinstance(response, dict) and "result" in response:
         return "a result"
     return f"{json.dumps(response)[:80]}"
+
+
+def http_transport(session: McpSession) -> HttpTransport:
+    """The session's transport, for the checks the catalog runs only against HTTP servers (status codes,
+    headers, raw POSTs and DELETEs) and for branches taken only where `one_stream` is False."""
+    transport = session.transport
+    assert isinstance(transport, HttpTransport), "HTTP checks run only against HTTP servers"
+    return transport

@@ -55,7 +55,7 @@ from hookconf.protocol import (
     stateless_meta,
 )
 from hookconf.session import McpSession, is_discover_result, result_meta
-from hookconf.wire.http import VERSION_HEADER, HttpTransport
+from hookconf.wire.http import VERSION_HEADER
 from hookconf.wire.recording import ID_MATCH, JSON_RPC
 from hookconf.wire.transport import JsonObject
 
@@ -368,8 +368,8 @@ def _fresh_handshake(ctx: ComplianceContext) -> dict[str, Any]:
 
 
 def _prepare_http(session: McpSession, version: Any) -> None:
-    if isinstance(session.transport, HttpTransport) and isinstance(version, str):
-        session.transport.protocol_version = version
+    if isinstance(version, str):
+        session.transport.mirror_protocol_version(version)
 
 
 def _quiet_request(session: McpSession, method: str, params: JsonObject) -> JsonObject | None:
@@ -973,15 +973,9 @@ def _first_listen_message(ctx: ComplianceContext, request_id: str, params: JsonO
     stdio the acknowledgement or the request's own answer, whichever comes first (other notifications may
     come in between there)."""
     message = ctx.conformant({"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen", "params": params})
-    transport = ctx.session.transport
-    if isinstance(transport, HttpTransport):
-        return transport.first_message(json.dumps(message), min(ctx.session.timeout_s, LISTEN_TIMEOUT_S))
-    first = transport.send_then_ping(
-        json.dumps(message), request_id, ctx.session.timeout_s, or_notification=ACKNOWLEDGED
+    return ctx.session.transport.first_stream_message(
+        json.dumps(message), request_id, ctx.session.timeout_s, opened_by=ACKNOWLEDGED, first_wait_s=LISTEN_TIMEOUT_S
     )
-    if first is not None:
-        transport.notify("notifications/cancelled", {"requestId": request_id, "reason": "probe done"})
-    return None, first
 
 
 @compliance_check(

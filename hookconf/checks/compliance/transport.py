@@ -26,6 +26,7 @@ from hookconf.checks.compliance.context import (
     ComplianceContext,
     describe,
     error_code,
+    http_transport,
     is_error,
     not_evaluable_rejection,
 )
@@ -40,7 +41,6 @@ from hookconf.wire.http import (
     VERSION_HEADER,
     HttpExchange,
     HttpReply,
-    HttpTransport,
 )
 from hookconf.wire.recording import FRAMING
 
@@ -351,8 +351,7 @@ def check_delete(ctx: ComplianceContext) -> Outcome:
         return skipped("the server issued no session id (stateless)")
     with ctx.fresh_session() as session:
         session.initialize()
-        transport = session.transport
-        assert isinstance(transport, HttpTransport)
+        transport = http_transport(session)
         reply = transport.raw_request("DELETE", headers={"Content-Type": ""})
         after = transport.raw_request("POST", body=_ping("hookconf-after-delete"))
         transport.session_id = None  # already ended: no second DELETE at close
