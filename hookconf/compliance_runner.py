@@ -16,7 +16,8 @@ from hookconf.errors import HookconfError, RequestTimeoutError, TransportClosedE
 from hookconf.report.keys import SERVER_SCOPE
 from hookconf.report.model import CategoryScore, Compliance, LighthouseCategory, ResultEntry
 from hookconf.scoring import compliance_score, letter_grade, lighthouse_categories, lighthouse_overall, pool_score
-from hookconf.session import McpSession, open_session
+from hookconf.session import McpSession
+from hookconf.session_pool import SessionPool
 from hookconf.verdicts import Status
 
 # After a request timed out: how long a ping (server/discover since 2026-07-28) may take before the
@@ -39,15 +40,7 @@ class ComplianceRun:
     options: ComplianceOptions
     compliance: Compliance
     entries: list[ResultEntry] = field(default_factory=list)
-    sessions: list[McpSession] = field(default_factory=list)  # every session opened; the caller closes them
     unreachable: str | None = None  # set when a server hookconf cannot restart stopped answering
-
-    def finish(self) -> None:
-        """Stop the spare server if no check used it; wait_closed waits for it and the fresh sessions."""
-        self.ctx.close_spare()
-
-    def wait_closed(self) -> None:
-        self.ctx.wait_closed()
 
 
 def planned_checks(options: ComplianceOptions) -> list[ComplianceCheck]:
@@ -72,11 +65,11 @@ def gate(check: ComplianceCheck, ctx: ComplianceContext) -> str | None:
 
 
 def prepare_compliance(
-    config: AuditConfig, session: McpSession, options: ComplianceOptions, spare_early: bool = True
+    config: AuditConfig, session: McpSession, pool: SessionPool, options: ComplianceOptions, spare_early: bool = True
 ) -> ComplianceRun:
-    """Plan the checks and start the spare server for the fresh-session ones, so that it boots while the
-    hook suites run (with `spare_early`; otherwise while the first compliance checks run). The caller
-    runs it with run_compliance and, either way, closes it with finish."""
+    """Plan the checks on `session` and start the spare server for the fresh-session ones, so that it boots while
+    the hook suites run (with `spare_early`; otherwise while the first compliance checks run). The caller runs it
+    with run_compliance; `pool`, which holds `session` and every other one, closes them all."""
     identity = session.identity
     assert identity is not None, "the session is initialized before compliance checks run"
     ctx = ComplianceContext(
@@ -84,13 +77,13 @@ def prepare_compliance(
         session,
         identity.protocol_version,
         auth_configured=any(k.lower() == "authorization" for k in config.server.headers),
+        pool=pool,
     )
     run = ComplianceRun(
         ctx=ctx,
         planned=planned_checks(options),
         options=options,
         compliance=_empty_grade(ctx.revision),
-        sessions=[session],
     )
     if spare_early:
         _start_spare(run)
@@ -99,7 +92,7 @@ def prepare_compliance(
 
 def _start_spare(run: ComplianceRun) -> None:
     if any(check.fresh_session and gate(check, run.ctx) is None for check in run.planned):
-        run.ctx.start_spare()
+        run.ctx.pool.start_spare()
 
 
 def run_compliance(run: ComplianceRun, clock: AuditClock | None = None) -> ComplianceRun:
@@ -110,7 +103,7 @@ def run_compliance(run: ComplianceRun, clock: AuditClock | None = None) -> Compl
             _start_spare(run)  # a no-op when it is already up
         by_id = {check.id: _run_one(check, run.ctx, run, clock) for check in run.planned}
     finally:
-        run.finish()
+        run.ctx.pool.close_spare()  # no check needs it any more: it stops while the report is made
     run.entries = [by_id[check.id] for check in CHECKS.values() if check.id in by_id]  # catalog order
     run.compliance = grade(run.entries, run.ctx.revision, run.options.lighthouse_profile)
     return run
@@ -204,8 +197,7 @@ def _replace_hung_server(ctx: ComplianceContext, run: ComplianceRun, check_id: s
         run.unreachable = f"not run: the server stopped answering under {check_id}"
         return
     if ctx.transport_kind == "stdio":  # its stop (up to the SIGTERM grace) overlaps the next checks, as the
-        run.sessions.remove(ctx.session)  # spare's process already ran beside it
-        ctx.close_in_background(ctx.session)
+        ctx.pool.close_in_background(ctx.session)  # spare's process already ran beside it
     else:
         ctx.session.close()  # the new process listens on the same port
     _restart(ctx, run)
@@ -247,14 +239,11 @@ def _death_note(session: McpSession) -> str:
 def _restart(ctx: ComplianceContext, run: ComplianceRun) -> None:
     """A fresh server for the checks after the one that killed it: the spare, which has booted meanwhile (and
     another spare then boots for the fresh-session checks), else one started now."""
-    ctx.other_recordings.append(ctx.session.transport.recording)
-    fresh = ctx.take_spare()
-    if fresh is not None:
+    spare_taken = ctx.pool.spare is not None
+    fresh = ctx.pool.replace(ctx.session)
+    if spare_taken:
         _start_spare(run)
-    else:
-        fresh = open_session(ctx.config.server, ctx.session.timeout_s)
     fresh.calls_by_tool = ctx.session.calls_by_tool  # the report counts every process's calls of a tool
-    run.sessions.append(fresh)
     fresh.connect_as(ctx.revision)
     fresh.transport.carry_pace(ctx.session.transport)
     ctx.session = fresh

@@ -45,7 +45,8 @@ from hookconf.report.model import (
     summarize,
 )
 from hookconf.scoring import pool_score, server_score, tool_score
-from hookconf.session import McpSession, close_together
+from hookconf.session import McpSession
+from hookconf.session_pool import SessionPool
 from hookconf.verdicts import Status
 from hookconf.wire.process import ServerProcess
 from hookconf.wire.sandbox import LISTED_CHANGES, CallWatch, Sandbox
@@ -111,7 +112,8 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
     identity = session.identity
     assert identity is not None, "connect starts the conversation"
     compliance: ComplianceRun | None = None
-    try:
+    # the pool closes every session to the server at the end (the main one and the fresh ones side by side)
+    with SessionPool(config.server, session.timeout_s, main=session) as pool:
         if COMPLIANCE_SUITE in options.suites and COMPLIANCE_SUITE in config.suites:
             # imported here: an audit of the hook suites alone never loads the compliance catalog
             from hookconf.compliance_runner import ComplianceOptions, prepare_compliance
@@ -119,7 +121,7 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
             # a spare server booting while tools are watched would write into the sandbox in their name
             watched = options.sandbox is not None and bool(_selected_suites(config, options))
             compliance = prepare_compliance(
-                config, session, options.compliance or ComplianceOptions(), spare_early=not watched
+                config, session, pool, options.compliance or ComplianceOptions(), spare_early=not watched
             )
         listed, listing_error = _listed_tools(session)
         if listing_error is not None:
@@ -138,12 +140,6 @@ def run_audit(config: AuditConfig, options: RunOptions, process: ServerProcess |
             compliance_ms = elapsed_ms(phase)
             entries.extend(compliance.entries)
             warnings.extend(compliance.ctx.warnings)
-    finally:
-        if compliance is not None:
-            compliance.finish()
-        close_together(compliance.sessions if compliance is not None else [session])
-        if compliance is not None:
-            compliance.wait_closed()  # the fresh sessions closed side by side with the main one
     tool_entries = [t.model_copy(update={"calls": session.calls_by_tool[t.name]}) for t in tool_entries]
     entries.extend(_violation_entries(session))
     graded = _grade(compliance, clock)

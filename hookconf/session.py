@@ -7,7 +7,6 @@ import json
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -364,12 +363,6 @@ def _error_text(error: Any) -> str:
     if isinstance(error, dict):
         return f"JSON-RPC error {error.get('code')}: {error.get('message')}"
     return repr(error)
-
-
-def close_together(sessions: Iterable[McpSession]) -> None:
-    """Close every session at once rather than one exit grace after another."""
-    for closing in [session.close_in_background() for session in sessions]:
-        closing.join()
 
 
 def open_session(

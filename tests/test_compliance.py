@@ -19,7 +19,8 @@ from hookconf.protocol import UNKNOWN_REVISION
 from hookconf.report import github, human, sarif
 from hookconf.report.model import Report
 from hookconf.runner import RunOptions, run_audit
-from hookconf.session import close_together, open_session
+from hookconf.session import open_session
+from hookconf.session_pool import SessionPool
 from tests.support import FIXTURES, free_port, http_server, stdio_server, wait_for_port
 
 SCRIPT = "compliance_server.py"
@@ -403,17 +404,13 @@ def test_the_fresh_server_is_started_before_the_checks_and_serves_the_first_fres
     # The spare process boots while the hook suites run; the first fresh-session check uses it.
     config = parse_config({"server": stdio_server(SCRIPT), "suites": [COMPLIANCE_SUITE], "timeoutMs": 5000})
     connection = connect(config.server, 5.0, config.spec_version)
-    run = prepare_compliance(config, connection.session, ComplianceOptions())
-    try:
-        assert run.ctx.spare is not None
-        assert run.ctx.spare.process is not None
-        assert run.ctx.spare.process.exit_code() is None  # running before any check
-        spare_recording = run.ctx.other_recordings[0]
+    with SessionPool(config.server, 5.0, main=connection.session) as pool:
+        run = prepare_compliance(config, connection.session, pool, ComplianceOptions())
+        assert pool.spare is not None
+        assert pool.spare.process is not None
+        assert pool.spare.process.exit_code() is None  # running before any check
+        spare_recording = pool.recordings[0]
         run_compliance(run)
-    finally:
-        run.finish()
-        close_together(run.sessions)
-        run.wait_closed()
     offers = [
         m.message["params"]["protocolVersion"]
         for m in spare_recording.messages()
@@ -559,7 +556,9 @@ def test_one_baseline_call_per_tool_reusing_an_identical_earlier_call() -> None:
     session = open_session(config.server, 5.0)
     try:
         session.initialize()
-        ctx = ComplianceContext(config, session, "2025-11-25", auth_configured=False)
+        ctx = ComplianceContext(
+            config, session, "2025-11-25", auth_configured=False, pool=SessionPool(config.server, 5.0)
+        )
         broken, strict = ctx.tools
         session.call_tool(str(strict["name"]), ctx.arguments_for(strict))  # as a hook suite would
         assert failure_text(ctx.baseline(strict)) is None
@@ -581,7 +580,11 @@ def test_a_call_that_got_no_answer_is_not_made_again_as_a_baseline() -> None:
     try:
         session.initialize()
         ctx = ComplianceContext(
-            config, session, session.identity.protocol_version if session.identity else "", auth_configured=False
+            config,
+            session,
+            session.identity.protocol_version if session.identity else "",
+            auth_configured=False,
+            pool=SessionPool(config.server, 5.0),
         )
         hang = next(t for t in ctx.tools if t["name"] == "hang_forever")
         assert session.call_tool("hang_forever", ctx.arguments_for(hang), timeout_s=0.5).timed_out

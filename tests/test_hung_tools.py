@@ -20,6 +20,7 @@ from hookconf.config import parse_config
 from hookconf.report.model import Report
 from hookconf.runner import RunOptions, run_audit
 from hookconf.session import open_session
+from hookconf.session_pool import SessionPool
 from tests.support import http_server, stdio_server
 
 TIMEOUT_MS = 1500
@@ -112,7 +113,13 @@ def test_a_hang_under_an_unusual_input_stays_the_checks_failure_when_the_usual_c
     try:
         session.initialize()
         assert session.identity is not None
-        ctx = ComplianceContext(config, session, session.identity.protocol_version, auth_configured=False)
+        ctx = ComplianceContext(
+            config,
+            session,
+            session.identity.protocol_version,
+            auth_configured=False,
+            pool=SessionPool(config.server, TIMEOUT_MS / 1000),
+        )
         echo = next(t for t in ctx.tools if t["name"] == "echo")
         assert ctx.baseline(echo) is not None
         outcome = hang_outcome(failed("the server stopped serving"), ctx, ["echo"], stuck=False)
@@ -133,7 +140,13 @@ def test_a_listed_tool_that_gets_no_answer_is_hung_and_an_unlisted_one_is_not() 
     try:
         session.initialize()
         assert session.identity is not None
-        ctx = ComplianceContext(config, session, session.identity.protocol_version, auth_configured=False)
+        ctx = ComplianceContext(
+            config,
+            session,
+            session.identity.protocol_version,
+            auth_configured=False,
+            pool=SessionPool(config.server, TIMEOUT_MS / 1000),
+        )
         ctx.running = "some-check"
         assert [t["name"] for t in ctx.read_only_tools()] == ["echo", HUNG]
         assert ctx.call_tool(HUNG, {"text": "x"}) is None

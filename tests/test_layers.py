@@ -17,6 +17,7 @@ from tests.test_fleet_tables import report
 # The audit stack (sessions, transports, checks, the runners) and the third-party modules only it needs.
 AUDIT_STACK = (
     "hookconf.session",
+    "hookconf.session_pool",
     "hookconf.runner",
     "hookconf.compliance_runner",
     "hookconf.era",

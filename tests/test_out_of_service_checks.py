@@ -14,6 +14,7 @@ from hookconf.checks.compliance.context import ComplianceContext
 from hookconf.config import parse_config
 from hookconf.report.model import Report
 from hookconf.session import McpSession
+from hookconf.session_pool import SessionPool
 from hookconf.wire.transport import JsonObject
 from tests.support import stdio_server
 from tests.test_call_planning import DEAD, INJECTION_CHECKS, WORKING, calls, check, offline_audit, outcome
@@ -125,11 +126,13 @@ def chart_context(count: int) -> tuple[ComplianceContext, list[JsonObject]]:
     """A context as after the hook suites of @antv/mcp-server-chart offline: `count` tools behind one dead API."""
     dead = "MCP error -32603: Failed to generate chart: getaddrinfo ENOTFOUND antv-studio.alipay.com"
     tools: list[JsonObject] = [{"name": f"generate_chart_{n}"} for n in range(count)]
+    config = parse_config({"server": stdio_server("offline_server.py")})
     ctx = ComplianceContext(
-        config=parse_config({"server": stdio_server("offline_server.py")}),
+        config=config,
         session=cast(McpSession, None),
         revision="2025-11-25",
         auth_configured=False,
+        pool=SessionPool(config.server, config.timeout_ms / 1000),
         out_of_service={str(tool["name"]): dead for tool in tools},
     )
     return ctx, tools

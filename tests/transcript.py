@@ -7,8 +7,8 @@ compliance checks through the real runner (gate, run, attribution, grade entry),
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from hookconf import HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION
@@ -20,7 +20,8 @@ from hookconf.compliance_runner import ComplianceOptions, ComplianceRun, grade, 
 from hookconf.config import AuditConfig, parse_config
 from hookconf.report.model import ResultEntry
 from hookconf.runner import plan_tool
-from hookconf.session import McpSession, close_together
+from hookconf.session import McpSession
+from hookconf.session_pool import SessionPool
 from hookconf.wire.transcript import (
     Answer,
     Incoming,
@@ -105,32 +106,29 @@ def transcript_session(
     return session
 
 
-@dataclass
-class TranscriptContext(ComplianceContext):
-    """A ComplianceContext whose fresh sessions and restarted servers are new conversations with the same script."""
+class TranscriptPool(SessionPool):
+    """A SessionPool whose fresh sessions and restarted servers are new conversations with the same script."""
 
-    server: ScriptedServer | None = None
+    def __init__(self, server: ScriptedServer, config: AuditConfig, main: McpSession) -> None:
+        super().__init__(config.server, main.timeout_s, main)
+        self.script = server
 
-    def new_session(self) -> McpSession:
-        assert self.server is not None
-        return McpSession(transport=TranscriptTransport(self.server), timeout_s=self.session.timeout_s, process=None)
+    def open_fresh(self) -> McpSession:
+        return McpSession(transport=TranscriptTransport(self.script), timeout_s=self.timeout_s, process=None)
 
-    def _open_fresh(self) -> McpSession:
-        session = self.new_session()
-        self.other_recordings.append(session.transport.recording)
-        return session
-
-    def take_spare(self) -> McpSession | None:
-        return super().take_spare() or self.new_session()  # the runner's restart: never a process
+    def open_replacement(self) -> McpSession:
+        return self.open_fresh()  # never a process
 
 
+@contextmanager
 def compliance_context(
     server: ScriptedServer, revision: str = LATEST_HANDSHAKE_REVISION, **settings: Any
-) -> TranscriptContext:
+) -> Iterator[ComplianceContext]:
+    """The context the checks see, its sessions closed when the block ends."""
     config = audit_config(**settings)
-    return TranscriptContext(
-        config, transcript_session(server, config, revision), revision, auth_configured=False, server=server
-    )
+    session = transcript_session(server, config, revision)
+    with TranscriptPool(server, config, session) as pool:
+        yield ComplianceContext(config, session, revision, auth_configured=False, pool=pool)
 
 
 def judge(
@@ -138,21 +136,13 @@ def judge(
 ) -> dict[str, ResultEntry]:
     """The report entries of these compliance checks against the scripted server, run as an audit runs them:
     after the handshake and a tools/list (which also gives the liveness wait its pace)."""
-    ctx = compliance_context(server, revision, **settings)
-    ctx.session.list_tools()
-    options = ComplianceOptions(only=check_ids)
-    run = ComplianceRun(
-        ctx=ctx,
-        planned=planned_checks(options),
-        options=options,
-        compliance=grade([], revision, False),
-        sessions=[ctx.session],
-    )
-    try:
+    with compliance_context(server, revision, **settings) as ctx:
+        ctx.session.list_tools()
+        options = ComplianceOptions(only=check_ids)
+        run = ComplianceRun(
+            ctx=ctx, planned=planned_checks(options), options=options, compliance=grade([], revision, False)
+        )
         run_compliance(run)
-    finally:
-        close_together(run.sessions)
-        run.wait_closed()
     return {entry.id: entry for entry in run.entries if entry.id}
 
 

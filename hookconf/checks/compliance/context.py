@@ -1,11 +1,9 @@
-"""What a compliance check sees: the session, the server's lists, raw sends and fresh sessions."""
+"""What a compliance check sees: the session, the server's lists, raw sends, fresh sessions and every recording."""
 
 from __future__ import annotations
 
 import contextlib
 import json
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +15,8 @@ from hookconf.checks.context import is_read_only
 from hookconf.config import AuditConfig
 from hookconf.errors import RequestTimeoutError, TransportClosedError
 from hookconf.protocol import META
-from hookconf.session import Listing, McpSession, open_session
+from hookconf.session import Listing, McpSession
+from hookconf.session_pool import SessionPool
 from hookconf.verdicts import Status
 from hookconf.wire.http import HttpReply, HttpTransport
 from hookconf.wire.recording import Recording
@@ -50,12 +49,10 @@ class ComplianceContext:
     session: McpSession
     revision: str
     auth_configured: bool
+    pool: SessionPool = field(kw_only=True)  # the server's other sessions: fresh ones, the spare, replacements
     _lists: dict[str, Listing] = field(default_factory=dict)
     memo: dict[str, Any] = field(default_factory=dict)  # probes that several checks read
-    other_recordings: list[Recording] = field(default_factory=list)  # of fresh sessions and restarts
     warnings: list[str] = field(default_factory=list)  # for the report, e.g. a dual-era server
-    _spare: McpSession | None = None  # a fresh stdio server started ahead, booting while other checks run
-    _closing: list[threading.Thread] = field(default_factory=list)  # fresh sessions on their way out
     # Answers met by the running check that name a backend out of reach (see attributed); reset per check.
     backend_errors: list[str] = field(default_factory=list)
     # Tools whose call got no answer within timeoutMs, and where that happened ("the hook suites", a check id):
@@ -374,58 +371,15 @@ class ComplianceContext:
     def http(self) -> HttpTransport:
         return http_transport(self.session)
 
-    def start_spare(self) -> None:
-        """Start the process of the next fresh stdio session now, so its start-up overlaps other checks."""
-        if self.transport_kind == "stdio" and self._spare is None:
-            self._spare = self._open_fresh()
-
-    @property
-    def spare(self) -> McpSession | None:
-        """The fresh stdio session started ahead, until a check takes it."""
-        return self._spare
-
-    def take_spare(self) -> McpSession | None:
-        """The spare, as the server that replaces one that died or hung (it has booted already); its recording
-        becomes the main session's, no fresh session's. None when there is none."""
-        spare, self._spare = self._spare, None
-        if spare is not None:
-            self.other_recordings.remove(spare.transport.recording)
-        return spare
-
-    def close_in_background(self, session: McpSession) -> None:
-        """Stop a server no check talks to any more while the next checks run; wait_closed waits for it."""
-        self._closing.append(session.close_in_background())
-
-    def close_spare(self) -> None:
-        """Stop the spare if no check used it (in the background, as fresh sessions are)."""
-        if self._spare is not None:
-            self._closing.append(self._spare.close_in_background())
-            self._spare = None
-
-    def wait_closed(self) -> None:
-        """Wait until every fresh session (and the spare) has closed."""
-        for closing in self._closing:
-            closing.join()
-        self._closing.clear()
-
-    @contextlib.contextmanager
-    def fresh_session(self) -> Iterator[McpSession]:
-        """A new process (stdio) or a new HTTP session, not yet initialized; closed afterwards (its
-        server exits while the next checks run)."""
-        session, self._spare = self._spare or self._open_fresh(), None
-        try:
-            yield session
-        finally:
-            self._closing.append(session.close_in_background())
-
-    def _open_fresh(self) -> McpSession:
-        session = open_session(self.config.server, self.session.timeout_s, start_process=False)
-        self.other_recordings.append(session.transport.recording)
-        return session
+    def fresh_session(self, recorded: bool = True) -> contextlib.AbstractContextManager[McpSession]:
+        """A new process (stdio) or a new HTTP session, not yet initialized; closed afterwards (its server exits
+        while the next checks run). Without `recorded` its messages are left out of `recordings`."""
+        return self.pool.fresh(recorded)
 
     def recordings(self) -> list[Recording]:
-        """Every recording of this run's era: the main session's, restarts' and fresh sessions'."""
-        return [self.session.transport.recording, *self.other_recordings]
+        """Every recording of this run's era: the main session's, then those of fresh sessions and of servers
+        replaced after a death or a hang, in the order they came."""
+        return [self.session.transport.recording, *self.pool.recordings]
 
     def all_received(self) -> list[Any]:
         """Every JSON message received in this run's era, on every session."""

@@ -250,7 +250,7 @@ def check_prompts_schema(ctx: ComplianceContext) -> Outcome:
 )
 def check_wire_valid(ctx: ComplianceContext) -> Outcome:
     validator = WireValidator(ctx.revision)
-    recordings = [ctx.session.transport.recording, *ctx.other_recordings]
+    recordings = ctx.recordings()
     violations = [v for recording in recordings for v in validator.validate(recording)]
     total = sum(len(r.received()) for r in recordings)
     if violations:
