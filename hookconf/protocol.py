@@ -116,3 +116,19 @@ AUTH_PAGE = "basic/authorization"
 
 def spec_url(revision: str, page: str) -> str:
     return f"{SPEC_BASE}/{revision}/{page}"
+
+
+# Requests that run the server's own code (a tool, a resource read, a prompt, a completion) or hold a stream
+# open: a server that reads its input in order may legitimately be busy with one for the whole timeout.
+APPLICATION_METHODS = frozenset(
+    {
+        "tools/call",
+        "resources/read",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/get",
+        "completion/complete",
+        "subscriptions/listen",
+    }
+)
+APPLICATION_PREFIXES = ("tasks/",)

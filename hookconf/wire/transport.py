@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from hookconf.errors import NoUsableAnswerError, RequestTimeoutError, TransportClosedError
-from hookconf.protocol import META
+from hookconf.protocol import APPLICATION_METHODS, APPLICATION_PREFIXES, META
 from hookconf.wire.recording import ID_MATCH, JSON_RPC, Recording
 
 if TYPE_CHECKING:
@@ -49,20 +49,6 @@ PROTOCOL_METHODS = frozenset(
 )
 LIVENESS_ROUND_TRIPS = 10
 LIVENESS_FLOOR_S = 2.0
-# Requests that run the server's own code (a tool, a resource read, a prompt, a completion) or hold a stream
-# open: a server that reads its input in order may legitimately be busy with one for the whole timeout.
-APPLICATION_METHODS = frozenset(
-    {
-        "tools/call",
-        "resources/read",
-        "resources/subscribe",
-        "resources/unsubscribe",
-        "prompts/get",
-        "completion/complete",
-        "subscriptions/listen",
-    }
-)
-APPLICATION_PREFIXES = ("tasks/",)
 
 
 @dataclass(frozen=True)
