@@ -269,10 +269,6 @@ def _audit(
     sandbox: Sandbox | None,
     started: float,
 ) -> Report:
-    # The message models' common part (0.1-0.3 s to import), otherwise loaded when the first answer is
-    # validated, i.e. after the server has booted: loaded here, it costs nothing beside a booting server.
-    import mcp_types  # noqa: F401
-
     from hookconf.runner import RunOptions, run_audit
 
     # the compliance catalog is imported only for an audit that runs it or names its checks

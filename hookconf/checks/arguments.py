@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import json
 from typing import Any
 
 import jsonschema
@@ -81,13 +83,23 @@ def minimal_number(schema: dict[str, Any], integer: bool) -> float | int:
 
 
 def generated_arguments(input_schema: Any) -> tuple[dict[str, Any], str | None]:
-    """Arguments for the schema, and a note when they do not validate against it."""
+    """Arguments for the schema, and a note when they do not validate against it. Each call returns its own
+    copy: the caller may change it."""
     schema = input_schema if isinstance(input_schema, dict) else {}
+    arguments, note = _generated_for(json.dumps(schema))
+    return json.loads(arguments), note
+
+
+# Checking a schema against its meta-schema costs milliseconds, and the checks ask for a tool's arguments many
+# times in one audit: keyed by the schema's JSON text, in the schema's own key order.
+@functools.lru_cache(maxsize=256)
+def _generated_for(schema_text: str) -> tuple[str, str | None]:
+    schema = json.loads(schema_text)
     arguments = minimal_object(schema)
     try:
         jsonschema.validate(arguments, schema)
     except jsonschema.ValidationError as exc:
-        return arguments, f"generated arguments do not satisfy the inputSchema ({exc.message}); add a probe"
+        return json.dumps(arguments), f"generated arguments do not satisfy the inputSchema ({exc.message}); add a probe"
     except jsonschema.SchemaError as exc:
-        return arguments, f"the tool's inputSchema is not a valid JSON Schema ({exc.message})"
-    return arguments, None
+        return json.dumps(arguments), f"the tool's inputSchema is not a valid JSON Schema ({exc.message})"
+    return json.dumps(arguments), None

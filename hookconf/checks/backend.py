@@ -7,6 +7,7 @@ that meets one is indeterminate, quoting the message, never a FAIL.
 
 from __future__ import annotations
 
+import functools
 import re
 
 UNREACHABLE_BACKEND = re.compile(
@@ -29,6 +30,9 @@ UNREACHABLE_BACKEND = re.compile(
 MESSAGE_CHARS = 200
 
 
+# Checks ask this of the same few messages hundreds of times in one audit, and one scan of a long answer
+# (an error that echoes a 128 KiB argument) takes tens of milliseconds.
+@functools.lru_cache(maxsize=1024)
 def unreachable_backend(text: str) -> str | None:
     """The message, shortened, when the text names a backend that could not be reached; else None."""
     if not UNREACHABLE_BACKEND.search(text):

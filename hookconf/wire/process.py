@@ -12,11 +12,11 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import psutil
-
 from hookconf.errors import ServerStartError
 
 if TYPE_CHECKING:
+    import psutil
+
     from hookconf.config import ServerConfig
 
 # What an audited server may see of the auditor's environment; the config adds the rest.
@@ -48,7 +48,8 @@ class ResourceMonitor:
     """Samples the process tree in a background thread: peak RSS, CPU, threads and children."""
 
     def __init__(self, pid: int) -> None:
-        self._root = psutil.Process(pid)
+        self._pid = pid
+        self._root: psutil.Process | None = None
         self._stop = threading.Event()
         self._cpu_by_pid: dict[int, float] = {}
         self.peak_rss_bytes = 0
@@ -58,12 +59,23 @@ class ResourceMonitor:
         self._thread.start()
 
     def _run(self) -> None:
+        # psutil is imported here, not before the server is spawned: a server boots while hookconf imports
+        import psutil
+
+        try:
+            self._root = psutil.Process(self._pid)
+        except psutil.Error:
+            return
         while True:
             self.sample()
             if self._stop.wait(SAMPLE_INTERVAL_S):
                 return
 
     def sample(self) -> None:
+        import psutil
+
+        if self._root is None:
+            return
         try:
             tree = [self._root, *self._root.children(recursive=True)]
         except psutil.Error:
@@ -181,6 +193,8 @@ def start_server(server: ServerConfig) -> ServerProcess | None:
 
 
 def process_tree(pid: int) -> list[psutil.Process]:
+    import psutil
+
     try:
         root = psutil.Process(pid)
         return [root, *root.children(recursive=True)]
@@ -197,6 +211,8 @@ def signal_group(pgid: int, signum: signal.Signals) -> None:
 
 def terminate(processes: list[psutil.Process]) -> None:
     """SIGTERM each process still running, then SIGKILL what is left after the grace period."""
+    import psutil
+
     running = [p for p in dict.fromkeys(processes) if p.is_running()]  # is_running also guards pid reuse
     for proc in running:
         with contextlib.suppress(psutil.NoSuchProcess):

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-import psutil
-
 from hookconf.wire.process import terminate
 
 if TYPE_CHECKING:
+    import psutil
+
     from hookconf.config import AuditConfig, ServerConfig
 
 # Each variable and its directory inside the sandbox; the XDG base directories sit where the XDG
@@ -122,6 +122,8 @@ class Sandbox:
     def detached_processes(self) -> list[psutil.Process]:
         """Descendants of this process whose environment points into the sandbox: what the audited
         server left behind (a subreaper adopts orphans, so detached ones are found here too)."""
+        import psutil
+
         marker = str(self.root)
         left = []
         for proc in psutil.Process().children(recursive=True):
