@@ -148,6 +148,11 @@ def _describe(error: ErrorDetails) -> str:
     return f"{where}: {message}"
 
 
+def _defaults(model: type[BaseModel], *fields: str) -> dict[str, Any]:
+    """These fields' defaults under the names a config spells them with: the model declares both, once."""
+    return {model.model_fields[name].alias or name: model.model_fields[name].default for name in fields}
+
+
 def example_config(server_name: str) -> dict[str, Any]:
     """The config `hookconf init` writes: valid as written, with placeholders to edit."""
     return {
@@ -159,9 +164,9 @@ def example_config(server_name: str) -> dict[str, Any]:
             "env": {},
         },
         "suites": list(ALL_SUITES),
-        "tries": 3,
-        "thresholds": {"latencyP50Ms": 30000, "latencyP95Ms": 60000, "seriesTimeMs": 15000},
-        "timeoutMs": 30000,
+        **_defaults(AuditConfig, "tries"),
+        "thresholds": _defaults(Thresholds, "latency_p50_ms", "latency_p95_ms", "series_time_ms"),
+        **_defaults(AuditConfig, "timeout_ms"),
         "probes": [
             {
                 "name": "search_things",
