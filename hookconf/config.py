@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import ErrorDetails
 
 from hookconf import ALL_SUITES, SPEC_VERSIONS
@@ -17,15 +26,46 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
+# ${NAME} in server.env, server.headers and server.url: a secret stays in the environment, not in the file. $${NAME}
+# is the text ${NAME} itself.
+VARIABLE_REFERENCE = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def expand_variables(text: str, where: str = "") -> str:
+    """`text` with each ${NAME} replaced by the environment variable's value; an unset one is an error naming it
+    (and `where`, the key of the value in its table)."""
+
+    def value(match: re.Match[str]) -> str:
+        escaped, name = match.groups()
+        if escaped:
+            return f"${{{name}}}"
+        if name not in os.environ:
+            prefix = f"{where}: " if where else ""
+            raise ValueError(f"{prefix}${{{name}}} is not set in the environment; export {name} or write the value")
+        return os.environ[name]
+
+    return VARIABLE_REFERENCE.sub(value, text)
+
+
 class ServerConfig(_Strict):
     name: str = Field(min_length=1)
     transport: Literal["stdio", "http"] = "stdio"
     command: str | None = None
     args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
+    env: dict[str, str] = Field(default_factory=dict, description="values may use ${VAR}")
     cwd: str | None = None
-    url: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
+    url: str | None = Field(default=None, description="may use ${VAR}")
+    headers: dict[str, str] = Field(default_factory=dict, description="values may use ${VAR}")
+
+    @field_validator("env", "headers")
+    @classmethod
+    def _expand_values(cls, values: dict[str, str]) -> dict[str, str]:
+        return {key: expand_variables(value, key) for key, value in values.items()}
+
+    @field_validator("url")
+    @classmethod
+    def _expand_url(cls, url: str | None) -> str | None:
+        return expand_variables(url) if url is not None else None
 
     @model_validator(mode="after")
     def _transport_needs(self) -> ServerConfig:

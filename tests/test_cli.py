@@ -98,6 +98,10 @@ def test_init_writes_a_config_that_validates(
         ),
         ({"server": {"name": "x", "command": "true"}, "probes": [{"args": {}}]}, "probes.0.name: Field required"),
         ({"server": {"name": "x", "command": "true"}, "tryes": 3}, "tryes: unknown key"),
+        (
+            {"server": {"name": "x", "command": "true", "env": {"KEY": "${HOOKCONF_TEST_NEVER_SET}"}}},
+            "server.env: KEY: ${HOOKCONF_TEST_NEVER_SET} is not set in the environment",
+        ),
     ],
 )
 def test_bad_config_exits_2_naming_the_field(
