@@ -30,7 +30,6 @@ from hookconf.report.formats import OutputFormat
 from hookconf.safe_text import safe_text
 
 if TYPE_CHECKING:
-    from hookconf.checks.compliance import ComplianceCheck
     from hookconf.config import AuditConfig
     from hookconf.report.model import Report
     from hookconf.wire.process import ServerProcess
@@ -346,61 +345,19 @@ def run_init(args: argparse.Namespace) -> int:
 
 
 def run_explain(args: argparse.Namespace) -> int:
-    from hookconf.checks import FINDINGS
-    from hookconf.checks.compliance import CHECKS
+    from hookconf.explain import explanation
 
-    wanted = args.code.strip()
-    finding = FINDINGS.get(wanted.upper())
-    if finding is not None:
-        emit_lines(
-            [
-                f"{finding.code}  {finding.title}",
-                f"suite: {finding.suite}   severity: {finding.severity.upper()}",
-                "",
-                finding.explanation,
-                "",
-                f"How to fix: {finding.remediation}",
-            ]
-        )
-        return EXIT_OK
-    check = CHECKS.get(wanted.lower())
-    if check is None:
+    lines = explanation(args.code)
+    if lines is None:
         raise ConfigError(f"unknown finding code or check id {args.code!r}; 'hookconf list' shows them all")
-    emit_lines(_explain_check(check))
+    emit_lines(lines)
     return EXIT_OK
-
-
-def _explain_check(check: ComplianceCheck) -> list[str]:
-    required = _required_text(check, "required", "optional")
-    if not check.graded:
-        required = "best practice, not graded"
-    lines = [f"{check.id}  {check.title}", f"suite: compliance   category: {check.category}   {required}"]
-    gates = [
-        f"capability {check.capability}" if check.capability else "",
-        f"{check.transport} only" if check.transport else "",
-        f"revisions {', '.join(check.revisions)}",
-    ]
-    lines.append(f"applies to: {'; '.join(g for g in gates if g)}")
-    if check.lighthouse:
-        lines.append(f"covers mcp-lighthouse: {', '.join(check.lighthouse)}")
-    lines += ["", f"Why: {check.why}", f"How to fix: {check.fix}", f"Spec: {check.spec_url(check.revisions[-1])}"]
-    if check.should is not None:
-        lines.append(f"Warnings rest on: {check.should.citation()}")
-    if check.advice is not None:
-        lines.append(f"Advice, never counted as a problem: {check.advice}")
-    return lines
-
-
-def _required_text(check: ComplianceCheck, yes: str, no: str) -> str:
-    handshake, stateless = check.required_for(HANDSHAKE_REVISIONS[-1]), check.required_for(STATELESS_REVISIONS[-1])
-    if handshake == stateless or not set(STATELESS_REVISIONS) & set(check.revisions):
-        return yes if handshake else no
-    return f"{yes if handshake else no}/{yes if stateless else no}"
 
 
 def run_list(args: argparse.Namespace) -> int:
     from hookconf.checks import FINDINGS, SUITES
     from hookconf.checks.compliance import CHECKS
+    from hookconf.explain import required_text
     from hookconf.protocol import Era
 
     lines = [f"{'CODE':<11}{'SUITE':<14}{'SEVERITY':<15}{'WEIGHT':<8}TITLE"]
@@ -410,7 +367,7 @@ def run_list(args: argparse.Namespace) -> int:
         lines.append(f"{finding.code:<11}{finding.suite:<14}{finding.severity.upper():<15}{weight:<8}{finding.title}")
     lines += ["", f"{'CHECK':<45}{'CATEGORY':<11}{'REQUIRED':<10}{'ERAS':<11}TITLE"]
     for check in sorted(CHECKS.values(), key=lambda c: (c.category, c.id)):
-        required = _required_text(check, "yes", "no") if check.graded else "-"
+        required = required_text(check, "yes", "no") if check.graded else "-"
         eras = (
             "both"
             if len(check.revisions) > len(STATELESS_REVISIONS) and STATELESS_REVISIONS[0] in check.revisions
