@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("list", help="list every finding code with suite, severity and weight").set_defaults(
         command=run_list
     )
+    commands.add_parser(
+        "mcp", help="serve hookconf's tools (audit, explain, diff) over MCP on stdio; needs hookconf[mcp]"
+    ).set_defaults(command=run_mcp)
     for name in ("version-info", "version"):
         commands.add_parser(name, help="print hookconf's version and the MCP revisions it speaks").set_defaults(
             command=run_version_info
@@ -376,6 +379,13 @@ def run_list(args: argparse.Namespace) -> int:
         lines.append(f"{check.id:<45}{check.category:<11}{required:<10}{eras:<11}{check.title}")
     lines.append("REQUIRED a/b: a in the handshake revisions, b in 2026-07-28; ERAS: where the check applies")
     emit_lines(lines)
+    return EXIT_OK
+
+
+def run_mcp(args: argparse.Namespace) -> int:
+    from hookconf.mcp_server import serve
+
+    serve()
     return EXIT_OK
 
 
