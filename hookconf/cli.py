@@ -333,7 +333,7 @@ def _with_overrides(config: AuditConfig, args: argparse.Namespace) -> AuditConfi
     if args.auth is not None:
         headers["Authorization"] = args.auth
     data["server"]["headers"] = headers
-    return parse_config(data, source="command line")
+    return parse_config(data, source="command line", expanded=True)
 
 
 def run_init(args: argparse.Namespace) -> int:

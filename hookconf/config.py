@@ -13,6 +13,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -47,6 +48,13 @@ def expand_variables(text: str, where: str = "") -> str:
     return VARIABLE_REFERENCE.sub(value, text)
 
 
+EXPANDED = "variables expanded"  # the validation context's key: the config's ${NAME} references are expanded already
+
+
+def _expanding(info: ValidationInfo) -> bool:
+    return not (isinstance(info.context, dict) and info.context.get(EXPANDED))
+
+
 class ServerConfig(_Strict):
     name: str = Field(min_length=1)
     transport: Literal["stdio", "http"] = "stdio"
@@ -57,15 +65,18 @@ class ServerConfig(_Strict):
     url: str | None = Field(default=None, description="may use ${VAR}")
     headers: dict[str, str] = Field(default_factory=dict, description="values may use ${VAR}")
 
+    # A config validated again after a change (command-line overrides) holds the values already expanded.
     @field_validator("env", "headers")
     @classmethod
-    def _expand_values(cls, values: dict[str, str]) -> dict[str, str]:
+    def _expand_values(cls, values: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        if not _expanding(info):
+            return values
         return {key: expand_variables(value, key) for key, value in values.items()}
 
     @field_validator("url")
     @classmethod
-    def _expand_url(cls, url: str | None) -> str | None:
-        return expand_variables(url) if url is not None else None
+    def _expand_url(cls, url: str | None, info: ValidationInfo) -> str | None:
+        return expand_variables(url) if url is not None and _expanding(info) else url
 
     @model_validator(mode="after")
     def _transport_needs(self) -> ServerConfig:
@@ -163,9 +174,10 @@ def load_config(path: Path) -> AuditConfig:
     return parse_config(data, source=str(path))
 
 
-def parse_config(data: object, source: str = "config") -> AuditConfig:
+def parse_config(data: object, source: str = "config", expanded: bool = False) -> AuditConfig:
+    """The validated config; `expanded`: its ${NAME} references were expanded already (a config dumped and changed)."""
     try:
-        return AuditConfig.model_validate(data)
+        return AuditConfig.model_validate(data, context={EXPANDED: expanded})
     except ValidationError as exc:
         raise ConfigError(f"{source}: invalid config\n{describe_validation_error(exc)}") from None
 

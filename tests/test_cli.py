@@ -115,6 +115,15 @@ def test_bad_config_exits_2_naming_the_field(
     assert "Traceback" not in run.stderr
 
 
+def test_overrides_keep_an_escaped_variable_reference_as_text(
+    run_cli: Callable[..., CliRun], write_config: Callable[..., Path]
+) -> None:
+    server = {**stdio_server("good_server.py"), "env": {"LITERAL": "$${HOOKCONF_TEST_NEVER_SET}"}}
+    run = run_cli("check", str(write_config(server)), "--tries", "2", "--suite", "dsgvo", "--output", "json")
+    assert run.exit_code in (0, 1), run.stderr
+    assert run.json()["tools"]
+
+
 def test_missing_and_malformed_config_files(run_cli: Callable[..., CliRun], tmp_path: Path) -> None:
     missing = run_cli("check", str(tmp_path / "absent.json"))
     assert missing.exit_code == 2

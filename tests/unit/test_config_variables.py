@@ -56,3 +56,10 @@ def test_every_unset_variable_is_named_with_where_it_is_used(monkeypatch: pytest
     assert "server.url: ${HOOKCONF_TEST_UNSET_A} is not set in the environment" in message
     assert "server.headers: Authorization: ${HOOKCONF_TEST_UNSET_B} is not set in the environment" in message
     assert "export HOOKCONF_TEST_UNSET_B" in message
+
+
+def test_a_config_validated_again_is_not_expanded_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HOOKCONF_TEST_UNSET_A", raising=False)
+    config = parse_config({"server": {"name": "x", "command": "node", "env": {"K": "$${HOOKCONF_TEST_UNSET_A}"}}})
+    again = parse_config(config.model_dump(by_alias=True, exclude_none=True), expanded=True)
+    assert again.server.env == {"K": "${HOOKCONF_TEST_UNSET_A}"}
