@@ -121,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("list", help="list every finding code with suite, severity and weight").set_defaults(
         command=run_list
     )
+    _add_benchmark(commands)
     commands.add_parser(
         "mcp", help="serve hookconf's tools (audit, explain, diff) over MCP on stdio; needs hookconf[mcp]"
     ).set_defaults(command=run_mcp)
@@ -211,6 +212,27 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "or specVersion in the config; auto probes with server/discover)",
     )
     check.set_defaults(command=run_check)
+
+
+def _add_benchmark(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    bench = commands.add_parser(
+        "benchmark", help="time N requests of a read-only tool (or tools/list) at concurrency C"
+    )
+    bench.add_argument("config", type=Path, help="the config of the server to benchmark")
+    bench.add_argument("--tool", metavar="NAME", help="the read-only tool to call (default: tools/list)")
+    bench.add_argument("--requests", "-r", type=int, default=100, metavar="N", help="requests to time (default 100)")
+    bench.add_argument("--concurrency", "-c", type=int, default=1, metavar="C", help="requests in flight (default 1)")
+    bench.add_argument("--output", choices=("human", "json"), default="human", help="result format on stdout")
+    bench.set_defaults(command=run_benchmark)
+
+
+def run_benchmark(args: argparse.Namespace) -> int:
+    from hookconf.benchmark import render_human, run_benchmark
+    from hookconf.config import load_config
+
+    result = run_benchmark(load_config(args.config), args.tool, args.requests, args.concurrency)
+    emit(result.to_json() if args.output == "json" else render_human(result))
+    return EXIT_OK
 
 
 def _comma_list(value: str) -> list[str]:
