@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
+import typing
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -141,18 +144,23 @@ class AuditConfig(_Strict):
         """The budget in seconds, None when there is none."""
         return self.budget_s or None
 
-    @model_validator(mode="after")
-    def _known_suites(self) -> AuditConfig:
-        unknown = [s for s in self.suites if s not in ALL_SUITES]
+    @field_validator("suites")
+    @classmethod
+    def _known_suites(cls, suites: list[str]) -> list[str]:
+        unknown = [s for s in suites if s not in ALL_SUITES]
         if unknown:
-            raise ValueError(f"unknown suite {', '.join(map(repr, unknown))}; known: {', '.join(ALL_SUITES)}")
-        return self
+            named = ", ".join(f"{s!r}{did_you_mean(s, ALL_SUITES)}" for s in unknown)
+            raise ValueError(f"unknown suite {named}; known: {', '.join(ALL_SUITES)}")
+        return suites
 
     @field_validator("spec_version")
     @classmethod
     def _known_spec_version(cls, value: str) -> str:
         if value not in SPEC_VERSIONS:
-            raise ValueError(f"unknown MCP revision {value!r}; choose one of {', '.join(SPEC_VERSIONS)}")
+            raise ValueError(
+                f"unknown MCP revision {value!r}{did_you_mean(value, SPEC_VERSIONS)}; "
+                f"choose one of {', '.join(SPEC_VERSIONS)}"
+            )
         return value
 
     def probe_for(self, tool: str) -> Probe | None:
@@ -179,12 +187,13 @@ def parse_config(data: object, source: str = "config", expanded: bool = False) -
     try:
         return AuditConfig.model_validate(data, context={EXPANDED: expanded})
     except ValidationError as exc:
-        raise ConfigError(f"{source}: invalid config\n{describe_validation_error(exc)}") from None
+        raise ConfigError(f"{source}: invalid config\n{describe_validation_error(exc, AuditConfig)}") from None
 
 
-def describe_validation_error(exc: ValidationError) -> str:
-    """Every problem pydantic found, one `  - field.path: message` line each."""
-    return "\n".join(f"  - {_describe(error)}" for error in exc.errors())
+def describe_validation_error(exc: ValidationError, model: type[BaseModel] | None = None) -> str:
+    """Every problem pydantic found, one `  - field.path: message` line each; an unknown key of `model` (the one
+    validated) with the near miss it may be."""
+    return "\n".join(f"  - {_describe(error, model)}" for error in exc.errors())
 
 
 def first_validation_error(exc: ValidationError) -> str:
@@ -192,12 +201,39 @@ def first_validation_error(exc: ValidationError) -> str:
     return _describe(exc.errors()[0])
 
 
-def _describe(error: ErrorDetails) -> str:
+def _describe(error: ErrorDetails, model: type[BaseModel] | None = None) -> str:
     where = ".".join(str(part) for part in error["loc"]) or "(top level)"
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":
-        message = "unknown key (check its spelling)"
+        known = _keys_at(model, error["loc"][:-1]) if model is not None else []
+        message = f"unknown key{did_you_mean(str(error['loc'][-1]), known) or ' (check its spelling)'}"
     return f"{where}: {message}"
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """ " (did you mean 'x'?)" for a near miss among `known`, else ""."""
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _keys_at(root: type[BaseModel], location: tuple[int | str, ...]) -> list[str]:
+    """The keys `root` accepts at a location (a path of keys and list indexes): the aliases of the model there."""
+    model: type[BaseModel] | None = root
+    for part in location:
+        if model is None or isinstance(part, int):
+            continue
+        field = next((f for name, f in model.model_fields.items() if part in (name, f.alias)), None)
+        model = _model_in(field.annotation) if field is not None else None
+    if model is None:
+        return []
+    return [field.alias or name for name, field in model.model_fields.items()]
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model an annotation holds (itself, or in a list or an optional), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next((m for arg in typing.get_args(annotation) if (m := _model_in(arg)) is not None), None)
 
 
 def example_config(server_name: str) -> dict[str, Any]:
