@@ -30,9 +30,9 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
-# ${NAME} in server.env, server.headers and server.url: a secret stays in the environment, not in the file. $${NAME}
-# is the text ${NAME} itself.
-VARIABLE_REFERENCE = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# ${NAME} in server.env, server.headers and server.url: a secret stays in the environment, not in the file.
+# ${NAME:-default} is the default when NAME is unset or empty; $${NAME} is the text ${NAME} itself.
+VARIABLE_REFERENCE = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
 def expand_variables(text: str, where: str = "") -> str:
@@ -40,9 +40,11 @@ def expand_variables(text: str, where: str = "") -> str:
     (and `where`, the key of the value in its table)."""
 
     def value(match: re.Match[str]) -> str:
-        escaped, name = match.groups()
+        escaped, name, default = match.groups()
         if escaped:
-            return f"${{{name}}}"
+            return match.group(0)[1:]
+        if default is not None:
+            return os.environ.get(name) or default
         if name not in os.environ:
             prefix = f"{where}: " if where else ""
             raise ValueError(f"{prefix}${{{name}}} is not set in the environment; export {name} or write the value")

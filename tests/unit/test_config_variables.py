@@ -63,3 +63,14 @@ def test_a_config_validated_again_is_not_expanded_twice(monkeypatch: pytest.Monk
     config = parse_config({"server": {"name": "x", "command": "node", "env": {"K": "$${HOOKCONF_TEST_UNSET_A}"}}})
     again = parse_config(config.model_dump(by_alias=True, exclude_none=True), expanded=True)
     assert again.server.env == {"K": "${HOOKCONF_TEST_UNSET_A}"}
+
+
+def test_a_default_stands_for_an_unset_or_empty_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HOOKCONF_TEST_UNSET_A", raising=False)
+    monkeypatch.setenv("HOOKCONF_TEST_EMPTY", "")
+    monkeypatch.setenv("HOOKCONF_TEST_TOKEN", "s3cret")
+    env = {"A": "${HOOKCONF_TEST_UNSET_A:-x}", "B": "${HOOKCONF_TEST_EMPTY:-y}", "C": "${HOOKCONF_TEST_TOKEN:-z}"}
+    config = parse_config(
+        {"server": {"name": "x", "command": "node", "env": {**env, "D": "$${HOOKCONF_TEST_TOKEN:-z}"}}}
+    )
+    assert config.server.env == {"A": "x", "B": "y", "C": "s3cret", "D": "${HOOKCONF_TEST_TOKEN:-z}"}
