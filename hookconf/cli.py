@@ -240,8 +240,16 @@ def _comma_list(value: str) -> list[str]:
 
 
 def _add_init(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    init = commands.add_parser("init", help=f"write an example {DEFAULT_CONFIG_NAME} into this directory")
-    init.add_argument("--server-name", default="my-mcp-server", help="the server's name in the config")
+    init = commands.add_parser(
+        "init",
+        help=f"write {DEFAULT_CONFIG_NAME}: from a server it starts (-- CMD ARGS...) or reaches (URL), else an example",
+    )
+    init.add_argument("target", nargs="*", metavar="-- CMD ARGS... | URL", help="the server to start or reach")
+    init.add_argument("--server-name", help="the server's name in the config")
+    init.add_argument("-e", "--env", action="append", default=[], metavar="KEY=VALUE", help="the server's environment")
+    init.add_argument("--env-file", type=Path, metavar="FILE", help="KEY=VALUE lines for the server's environment")
+    init.add_argument("--cwd", metavar="DIR", help="the folder the server starts in")
+    init.add_argument("-H", "--header", action="append", default=[], metavar="'Name: value'", help="an HTTP header")
     init.add_argument("--force", action="store_true", help="overwrite an existing config")
     init.set_defaults(command=run_init)
 
@@ -361,11 +369,22 @@ def _with_overrides(config: AuditConfig, args: argparse.Namespace) -> AuditConfi
 def run_init(args: argparse.Namespace) -> int:
     from hookconf.config import example_config
 
-    target = Path.cwd() / DEFAULT_CONFIG_NAME
-    if target.exists() and not args.force:
-        raise ConfigError(f"{target} already exists; pass --force to overwrite it")
-    target.write_text(json.dumps(example_config(args.server_name), indent=2) + "\n", encoding="utf-8")
-    emit(f"wrote {target}; edit server.command/args and the probes, then run: hookconf check {DEFAULT_CONFIG_NAME}\n")
+    path = Path.cwd() / DEFAULT_CONFIG_NAME
+    if path.exists() and not args.force:
+        raise ConfigError(f"{path} already exists; pass --force to overwrite it")
+    if not args.target:
+        path.write_text(json.dumps(example_config(args.server_name or "my-mcp-server"), indent=2) + "\n", "utf-8")
+        emit(f"wrote {path}; set server.command and args to what starts your server, then: hookconf check {path.name}\n")
+        return EXIT_OK
+    from hookconf.command_line_server import server_table
+    from hookconf.init import config_from_server
+
+    server = server_table(
+        args.target, env=args.env, env_file=args.env_file, cwd=args.cwd, headers=args.header, name=args.server_name
+    )
+    config, summary = config_from_server(server)
+    path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    emit(f"wrote {path}: {summary}; next: hookconf check {path.name}\n")
     return EXIT_OK
 
 

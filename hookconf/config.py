@@ -239,13 +239,14 @@ def _model_in(annotation: Any) -> type[BaseModel] | None:
 
 
 def example_config(server_name: str) -> dict[str, Any]:
-    """The config `hookconf init` writes: valid as written, with placeholders to edit."""
+    """The config `hookconf init` writes without a server to start: valid as written, with placeholders to edit.
+    It names no package (a name it was not given could be someone else's package, which npx would run)."""
     return {
         "server": {
             "name": server_name,
             "transport": "stdio",
-            "command": "npx",
-            "args": ["-y", server_name],
+            "command": "node",
+            "args": ["path/to/your/server.js"],
             "env": {},
         },
         "suites": list(ALL_SUITES),
