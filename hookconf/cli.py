@@ -374,7 +374,9 @@ def run_init(args: argparse.Namespace) -> int:
         raise ConfigError(f"{path} already exists; pass --force to overwrite it")
     if not args.target:
         path.write_text(json.dumps(example_config(args.server_name or "my-mcp-server"), indent=2) + "\n", "utf-8")
-        emit(f"wrote {path}; set server.command and args to what starts your server, then: hookconf check {path.name}\n")
+        emit(
+            f"wrote {path}; set server.command and args to what starts your server, then: hookconf check {path.name}\n"
+        )
         return EXIT_OK
     from hookconf.command_line_server import server_table
     from hookconf.init import config_from_server
