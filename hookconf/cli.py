@@ -40,6 +40,8 @@ GRADES = ("A", "B", "C", "D", "F")
 EXIT_OK = 0
 EXIT_FAILURES = 1
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
+# What `pip install 'hookconf[fleet]'` adds: `hookconf fleet` needs it, a single server's audit does not.
+FLEET_EXTRA_MODULES = frozenset({"packaging", "pandas", "tabulate", "matplotlib", "uv"})
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -105,6 +107,14 @@ def _run(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("hookconf: interrupted", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] not in FLEET_EXTRA_MODULES:
+            raise
+        print(
+            f"hookconf: this command needs the fleet extra ({exc.name} is missing): pip install 'hookconf[fleet]'",
+            file=sys.stderr,
+        )
+        return ConfigError.exit_code
 
 
 def build_parser() -> argparse.ArgumentParser:
