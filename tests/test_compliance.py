@@ -11,7 +11,8 @@ import pytest
 
 from hookconf import COMPLIANCE_SUITE
 from hookconf.checks.compliance import CHECKS, Category
-from hookconf.checks.compliance.context import ComplianceContext, failure_text
+from hookconf.checks.compliance.answers import failure_text
+from hookconf.checks.compliance.context import ComplianceContext
 from hookconf.compliance_runner import ComplianceOptions, planned_checks, prepare_compliance, run_compliance
 from hookconf.config import parse_config
 from hookconf.era import connect

@@ -15,6 +15,13 @@ from typing import Any
 
 from hookconf import HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, STATELESS_REVISIONS
 from hookconf.checks.backend import sandbox_note
+from hookconf.checks.compliance.answers import (
+    describe,
+    error_code,
+    is_error,
+    not_evaluable_rejection,
+    not_evaluable_without_discover,
+)
 from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
     STATELESS,
@@ -27,16 +34,9 @@ from hookconf.checks.compliance.catalog import (
     skipped,
     undecided,
 )
-from hookconf.checks.compliance.context import (
-    ComplianceContext,
-    RawAnswer,
-    describe,
-    error_code,
-    is_error,
-    not_evaluable_rejection,
-    not_evaluable_without_discover,
-)
+from hookconf.checks.compliance.context import ComplianceContext, RawAnswer, probe_key
 from hookconf.checks.compliance.errors import no_answer, noting_arrivals
+from hookconf.checks.compliance.probe_cache import Key
 from hookconf.era import dual_era_warning
 from hookconf.errors import RequestTimeoutError, TransportClosedError
 from hookconf.protocol import (
@@ -75,6 +75,8 @@ REMOVED_METHODS: dict[str, JsonObject] = {  # removed in 2026-07-28
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 LISTEN_TIMEOUT_S = 5.0  # over HTTP: how long the listen stream may take to send its first message
 LIST_CAPABILITIES = {"tools": "tools/list", "resources": "resources/list", "prompts": "prompts/list"}
+# initialize with an unknown version, then again, on a fresh session: lifecycle-version-negotiate and -reinit-reject
+FRESH_HANDSHAKE: Key[dict[str, Any]] = Key("fresh-handshake")
 
 
 def _init_result(ctx: ComplianceContext) -> JsonObject:
@@ -98,7 +100,7 @@ def check_init(ctx: ComplianceContext) -> Outcome:
     missing = [key for key in ("protocolVersion", "capabilities", "serverInfo") if key not in result]
     if missing:
         return failed(f"InitializeResult lacks {', '.join(missing)}")
-    return passed(f"initialized in {ctx.session.identity.startup_ms if ctx.session.identity else 0:.0f} ms after spawn")
+    return passed(f"initialized in {ctx.identity.startup_ms if ctx.identity else 0:.0f} ms after spawn")
 
 
 @compliance_check(
@@ -243,11 +245,7 @@ def _typed_id(request_id: Any) -> tuple[str, str]:
 
 
 def _sent_request_ids(ctx: ComplianceContext) -> set[tuple[str, str]]:
-    return {
-        _typed_id(m.message.get("id"))
-        for m in ctx.session.transport.recording.messages()
-        if m.direction == "sent" and isinstance(m.message, dict) and "method" in m.message
-    }
+    return {_typed_id(message.get("id")) for message in ctx.log.sent_requests()}
 
 
 @compliance_check(
@@ -351,9 +349,10 @@ def _fresh_handshake(ctx: ComplianceContext) -> dict[str, Any]:
     A second initialize on the main session would be a client violation that changes what the
     server does next, so it goes to a session of its own (a new process on stdio).
     """
-    cached = ctx.memo.get("fresh-handshake")
-    if cached is not None:
-        return dict(cached)
+    return dict(ctx.probes.get_or_make(FRESH_HANDSHAKE, lambda: _handshake_twice(ctx)))
+
+
+def _handshake_twice(ctx: ComplianceContext) -> dict[str, Any]:
     outcome: dict[str, Any] = {"first": None, "second": None}
     params = initialize_params(UNKNOWN_REVISION)
     with ctx.fresh_session() as session:
@@ -363,7 +362,6 @@ def _fresh_handshake(ctx: ComplianceContext) -> dict[str, Any]:
             _prepare_http(session, version)
             session.transport.notify("notifications/initialized")
             outcome["second"] = _quiet_request(session, "initialize", {**params, "protocolVersion": version})
-    ctx.memo["fresh-handshake"] = outcome
     return outcome
 
 
@@ -483,7 +481,7 @@ def _completion_ref(ctx: ComplianceContext) -> JsonObject | None:
     fix="Ignore notifications/cancelled for unknown or finished request ids.",
 )
 def check_cancellation(ctx: ComplianceContext) -> Outcome:
-    ctx.session.transport.notify("notifications/cancelled", {"requestId": 987654321, "reason": "hookconf test"})
+    ctx.notify("notifications/cancelled", {"requestId": 987654321, "reason": "hookconf test"})
     return (
         passed("still serving after a stray cancellation")
         if ctx.still_serving()
@@ -501,7 +499,7 @@ def check_cancellation(ctx: ComplianceContext) -> Outcome:
     fix="Ignore notifications/progress with tokens you do not know.",
 )
 def check_progress(ctx: ComplianceContext) -> Outcome:
-    ctx.session.transport.notify("notifications/progress", {"progressToken": "hookconf-unknown", "progress": 1})
+    ctx.notify("notifications/progress", {"progressToken": "hookconf-unknown", "progress": 1})
     return (
         passed("still serving after a stray progress notification")
         if ctx.still_serving()
@@ -646,8 +644,8 @@ def check_meta_tolerance(ctx: ComplianceContext) -> Outcome:
     advice="a slow start; the spec sets no time limit",
 )
 def check_init_time(ctx: ComplianceContext) -> Outcome:
-    identity = ctx.session.identity
-    if identity is None or ctx.session.process is None:
+    identity = ctx.identity
+    if identity is None or not ctx.started_by_audit:
         return skipped("hookconf did not start this server, so it cannot time its start")
     if identity.startup_ms > INIT_TIME_BUDGET_MS:
         return advised(f"initialize answered {identity.startup_ms:.0f} ms after spawn")
@@ -656,7 +654,7 @@ def check_init_time(ctx: ComplianceContext) -> Outcome:
 
 # --- 2026-07-28 only: server/discover ----------------------------------------------------------------
 def _discover(ctx: ComplianceContext) -> JsonObject | None:
-    identity = ctx.session.identity
+    identity = ctx.identity
     return identity.discover_response if identity else None
 
 
@@ -680,7 +678,7 @@ def _discover_failure(ctx: ComplianceContext) -> Outcome | None:
 def check_discover(ctx: ComplianceContext) -> Outcome:
     if (failure := _discover_failure(ctx)) is not None:
         return failure
-    errors = [e for v in ctx.session.violations if v.method == "server/discover" for e in v.errors]
+    errors = [e for v in ctx.schema_violations("server/discover") for e in v.errors]
     if errors:
         return failed(f"the answer does not match DiscoverResult: {'; '.join(errors[:3])}")
     result = ctx.handshake_result
@@ -768,7 +766,7 @@ def _rejection(ctx: ComplianceContext, response: Any, status: int | None, what: 
 
 def _rejected(ctx: ComplianceContext, key: str, what: str) -> Outcome:
     """The verdict on the probe sent under `key` (by _discover_with), which must be rejected."""
-    answer: RawAnswer = ctx.memo[key]
+    answer = ctx.probes[probe_key(key)]
     status = answer.http.status if answer.http is not None else None
     if (rejection := _rejection(ctx, answer.response, status, what)) is not None:
         return rejection
@@ -972,9 +970,7 @@ def _first_listen_message(ctx: ComplianceContext, request_id: str, params: JsonO
     stdio the acknowledgement or the request's own answer, whichever comes first (other notifications may
     come in between there)."""
     message = ctx.conformant({"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen", "params": params})
-    return ctx.session.transport.first_stream_message(
-        json.dumps(message), request_id, ctx.session.timeout_s, opened_by=ACKNOWLEDGED, first_wait_s=LISTEN_TIMEOUT_S
-    )
+    return ctx.first_stream_message(message, request_id, opened_by=ACKNOWLEDGED, first_wait_s=LISTEN_TIMEOUT_S)
 
 
 @compliance_check(
