@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import hookconf.checks.compliance as compliance
+from hookconf.checks import compliance
 from hookconf.checks.compliance.probe_cache import Key, ProbeCache
 
 COMPLIANCE_PACKAGE = Path(compliance.__file__).parent

@@ -36,16 +36,6 @@ class HungToolError(Exception):
         self.tool = tool
 
 
-def probe_key(name: str) -> Key[RawAnswer]:
-    """The answer to the raw probe `name` (ComplianceContext.probe, errors.noting_arrivals)."""
-    return Key("probe", name)
-
-
-def call_key(name: str, arguments: Any) -> Key[JsonObject | None]:
-    """The answer to one exact tools/call (ComplianceContext.call_once); None when none came."""
-    return Key("call", f"{name}:{json.dumps(arguments, sort_keys=True, default=str)}")
-
-
 BACKEND_FAILURES_OUT_OF_SERVICE = 2
 
 
@@ -56,6 +46,16 @@ class RawAnswer:
     response: Any
     still_serving: bool
     http: HttpReply | None = None
+
+
+def probe_key(name: str) -> Key[RawAnswer]:
+    """The answer to the raw probe `name` (ComplianceContext.probe, errors.noting_arrivals)."""
+    return Key("probe", name)
+
+
+def call_key(name: str, arguments: Any) -> Key[JsonObject | None]:
+    """The answer to one exact tools/call (ComplianceContext.call_once); None when none came."""
+    return Key("call", f"{name}:{json.dumps(arguments, sort_keys=True, default=str)}")
 
 
 @dataclass

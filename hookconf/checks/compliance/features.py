@@ -21,7 +21,7 @@ from hookconf.checks.compliance.catalog import (
 )
 from hookconf.checks.compliance.context import ComplianceContext
 from hookconf.checks.compliance.errors import RETIRED_CODES
-from hookconf.checks.compliance.lifecycle import caching_problem
+from hookconf.checks.compliance.lifecycle_stateless import caching_problem
 from hookconf.protocol import INVALID_PARAMS, METHOD_NOT_FOUND
 from hookconf.session import Listing
 from hookconf.wire.transport import JsonObject
