@@ -52,7 +52,7 @@ NO_PROBE = register_finding(
 )
 
 
-def probe_failed(ctx: ToolContext, probe: StateProbe, reading: CallOutcome, when: str) -> Verdict:
+def probe_failed(probe: StateProbe, reading: CallOutcome, when: str) -> Verdict:
     """A failed state-probe reading; one that names an unreachable backend is the sandbox's fault."""
     backend = backend_message(reading, probe.args)
     if backend is not None:
@@ -111,7 +111,7 @@ def _state_probe_verdict(ctx: ToolContext, state_probe: StateProbe) -> Verdict:
     # Two readings before the call show whether the probe itself is stable enough to compare.
     before = [ctx.call(state_probe.tool, state_probe.args) for _ in range(2)]
     if any(reading.failed for reading in before):
-        return probe_failed(ctx, state_probe, next(r for r in before if r.failed), "")
+        return probe_failed(state_probe, next(r for r in before if r.failed), "")
     baseline = [normalized_output(reading) for reading in before]
     if not all_equal(baseline, tolerance):
         return verdict(
@@ -124,7 +124,7 @@ def _state_probe_verdict(ctx: ToolContext, state_probe: StateProbe) -> Verdict:
         return ctx.tool_hung()
     after = ctx.call(state_probe.tool, state_probe.args)
     if after.failed:
-        return probe_failed(ctx, state_probe, after, " after the call")
+        return probe_failed(state_probe, after, " after the call")
     if all_equal([baseline[0], normalized_output(after)], tolerance):
         note = " (the call itself failed)" if call.failed else ""
         return verdict(Status.PASS, f"state probe {state_probe.tool!r} unchanged{note}")
