@@ -40,7 +40,7 @@ class Category(StrEnum):
 # helpers are declared once, in hookconf.verdicts, and imported from here by the compliance modules.
 Outcome = Verdict
 
-CheckRunner = Callable[["ComplianceContext"], Outcome]
+CheckRunner = Callable[["ComplianceContext"], Verdict]
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ def _by_rule(run: CheckRunner, should: Rule | None) -> CheckRunner:
     """A warning stands on a spec sentence and quotes it; without one it is advice."""
 
     @functools.wraps(run)
-    def judged(ctx: ComplianceContext) -> Outcome:
+    def judged(ctx: ComplianceContext) -> Verdict:
         outcome = run(ctx)
         if outcome.status is not Status.WARN:
             return outcome
