@@ -275,9 +275,10 @@ def test_filters_type_name_and_latest(run_cli: Callable[..., CliRun], tmp_path: 
         out = tmp_path / "fleet.toml"
         run = run_cli(
             "fleet", "discover", "--registry", registry.url, "--type", "npm", "--name", "io.github.acme/*",
-            "--latest", "2", "-o", str(out),
+            "--latest", "2", "--updated-since", "2025-10-01T00:00:00Z", "-o", str(out),
         )  # fmt: skip
         assert all("version" not in query for _, query in registry.requests)  # every version, to pick two
+        assert all(query["updated_since"] == "2025-10-01T00:00:00Z" for _, query in registry.requests)
     assert run.exit_code == 0, run.stderr
     servers = servers_of(out)
     assert list(servers) == ["acme-notes"]
@@ -350,6 +351,8 @@ def test_not_a_registry_is_a_clear_error(run_cli: Callable[..., CliRun]) -> None
 
 def test_usage_errors_exit_2(run_cli: Callable[..., CliRun], tmp_path: Path) -> None:
     assert "name a source" in run_cli("fleet", "discover").stderr
+    not_http = run_cli("fleet", "discover", "--registry", "registry.example.com")
+    assert (not_http.exit_code, "give an http(s) URL" in not_http.stderr) == (2, True)
     existing = tmp_path / "fleet.toml"
     existing.write_text("hand-written", encoding="utf-8")
     refused = run_cli("fleet", "discover", "--npm", "x", "-o", str(existing))
@@ -412,3 +415,47 @@ def test_written_text_reads_back_exactly(tmp_path: Path) -> None:
     path = tmp_path / "fleet.toml"
     path.write_text(text, encoding="utf-8")
     assert load_manifest(path).servers[0].env["A.B"] == awkward
+
+
+def test_a_package_serving_http_gets_hookconfs_free_port() -> None:
+    serving = npm(
+        "@acme/web-mcp",
+        "1.0.0",
+        transport={"type": "streamable-http", "url": "http://localhost:{port}/mcp"},
+        packageArguments=[{"type": "named", "name": "--port", "valueHint": "port"}],
+    )
+    tenant = npm("@acme/tenant-mcp", "1.0.0", transport={"type": "streamable-http", "url": "http://{tenant}.local/mcp"})
+    listed = [
+        read_listing(camel("io.github.acme/web", "1.0.0", serving)),
+        read_listing(camel("io.github.acme/t", "1.0.0", tenant)),
+    ]
+    found = discover(listed, Options())
+    assert [s.table for s in found.servers] == [
+        {
+            "name": "acme-web",
+            "source": "npm",
+            "package": "@acme/web-mcp",
+            "versions": ["1.0.0"],
+            "args": ["--port", "{port}"],
+            "url": "http://localhost:{port}/mcp",
+        }
+    ]
+    assert found.skipped[0].reason == (
+        "npm package @acme/tenant-mcp serves streamable HTTP at http://{tenant}.local/mcp, which needs {tenant}"
+    )
+
+
+def test_newest_release_gives_the_arguments() -> None:
+    """Without the registry's latest flag, the highest release (not a pre-release) says how to run the server."""
+    documents = [
+        camel(
+            "io.github.acme/n", "1.0.0", npm("@acme/n", "1.0.0", environmentVariables=[{"name": "OLD", "default": "1"}])
+        ),
+        camel(
+            "io.github.acme/n", "1.1.0", npm("@acme/n", "1.1.0", environmentVariables=[{"name": "NEW", "default": "1"}])
+        ),
+        camel("io.github.acme/n", "2.0.0-rc.1", npm("@acme/n", "2.0.0-rc.1", environmentVariables=[])),
+    ]
+    found = discover([read_listing(d) for d in documents], Options(latest=5))
+    assert found.servers[0].table["env"] == {"NEW": "1"}
+    assert found.servers[0].table["versions"] == ["1.0.0", "1.1.0"]

@@ -29,7 +29,7 @@ from hookconf.fleet.server_json import (
     read_listing,
     unfilled_variables,
 )
-from hookconf.fleet.versions import latest_versions, sorted_versions, version_key
+from hookconf.fleet.versions import is_prerelease, latest_versions, sorted_versions, version_key
 
 INSTALLABLE = ("npm", "pypi")
 REMOTE = "remote"
@@ -95,6 +95,10 @@ def fetch_registry(
     """Every listed server version, page by page along the cursor."""
     import httpx2
 
+    if not url.startswith(("http://", "https://")):
+        raise DiscoverInputError(
+            f"--registry {url}: give an http(s) URL, e.g. https://registry.modelcontextprotocol.io"
+        )
     params: dict[str, str] = {"limit": str(PAGE_LIMIT)}
     if search:
         params["search"] = search
@@ -112,7 +116,7 @@ def fetch_registry(
                 return list(_pages(client, endpoint, params, first))
     except httpx2.HTTPError as exc:
         raise DiscoverError(
-            f"cannot reach the MCP Registry at {url}: {exc or type(exc).__name__}; check --registry "
+            f"cannot reach the MCP Registry at {url}: {str(exc).rstrip('.') or type(exc).__name__}; check --registry "
             "(e.g. https://registry.modelcontextprotocol.io) or read a saved copy with --export"
         ) from None
     raise AssertionError("registry_endpoints returns at least one endpoint")
@@ -236,8 +240,10 @@ def _by_server(listed: Sequence[ServerVersion]) -> dict[str, list[ServerVersion]
 
 
 def _newest(versions: Sequence[ServerVersion]) -> ServerVersion:
+    """The version the registry flags as latest, else the highest release, else the highest pre-release."""
     flagged = [v for v in versions if v.is_latest]
-    pool = flagged or list(versions)
+    releases = [v for v in versions if v.version and not is_prerelease(v.version)]
+    pool = flagged or releases or list(versions)
     return max(pool, key=lambda v: version_key(v.version or ""))
 
 
