@@ -317,7 +317,7 @@ def test_export_single_file_to_stdout(run_cli: Callable[..., CliRun]) -> None:
 def test_npm_and_pypi_names_resolve_at_run_time(run_cli: Callable[..., CliRun], tmp_path: Path) -> None:
     out = tmp_path / "fleet.toml"
     run = run_cli(
-        "fleet", "discover", "--npm", "@modelcontextprotocol/server-memory", "mcp-searxng",
+        "fleet", "discover", "--npm", "@modelcontextprotocol/server-memory", "mcp-searxng", "mcp-searxng",
         "--pypi", "mcp-server-time", "--latest", "3", "-o", str(out),
     )  # fmt: skip
     assert run.exit_code == 0, run.stderr
@@ -330,6 +330,7 @@ def test_npm_and_pypi_names_resolve_at_run_time(run_cli: Callable[..., CliRun], 
     }
     assert servers["mcp-searxng"]["versions"] == ["latest:3"]
     assert servers["mcp-server-time"]["source"] == "pypi"
+    assert len(servers) == 3  # mcp-searxng, given twice, is one server
 
 
 def test_unreachable_registry_is_a_clear_error(run_cli: Callable[..., CliRun], tmp_path: Path) -> None:

@@ -221,7 +221,7 @@ def discover(
             outcome.table = {"name": names.claim(registry_name, short_name(registry_name)), **outcome.table}
             found.servers.append(outcome)
     for source, packages in (("npm", npm), ("pypi", pypi)):
-        for package in packages:
+        for package in dict.fromkeys(packages):  # a name given twice is one server
             table = {
                 "name": names.claim(package, package_short_name(package)),
                 "source": source,
