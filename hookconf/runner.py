@@ -225,11 +225,18 @@ def _audit_tools(
     suites = _selected_suites(config, options)
     stuck = False
     hung: set[str] = set()
+    dead_backends: dict[str, str] = {}
     out_of_service: dict[str, str] = {}
     for tool in tools:
         plan = plan_tool(tool, config)
         ctx = ToolContext(
-            tool, plan.arguments, config, session, config.probe_for(str(tool.get("name"))), hung_tools=hung
+            tool,
+            plan.arguments,
+            config,
+            session,
+            config.probe_for(str(tool.get("name"))),
+            hung_tools=hung,
+            dead_backends=dead_backends,
         )
         ctx.server_stuck = stuck
         ctx.hung = ctx.name in hung  # it hung as an earlier tool's state probe: reported here, not called again

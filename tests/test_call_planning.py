@@ -73,6 +73,20 @@ def test_a_backend_that_is_slow_to_fail_costs_one_call() -> None:
         assert "on a backend out of reach" in (entry.details or "")
 
 
+def test_a_tool_failing_on_a_backend_that_stopped_another_tool_costs_one_call() -> None:
+    report = offline_audit(HOOK_SUITES, "--dead-only", "--twin", "--fetch")
+    assert (calls(report, DEAD), calls(report, "search_archive")) == (2, 1)
+    for suite in SERIES_SUITES:
+        entry = outcome(report, "search_archive", suite)
+        assert (entry.status, entry.code) == ("indeterminate", "CALL-004"), entry.details
+        assert (entry.details or "").endswith(
+            "the series stopped after 1 call: it failed on a backend out of reach with the error that stopped "
+            "search_pages's calls, and more calls of it cannot show the tool's behaviour"
+        )
+    # another host's failure is another backend: that tool gets its own two calls
+    assert calls(report, "fetch_url") == 2
+
+
 def test_a_tool_that_works_gets_its_full_series(full_report: Report) -> None:
     assert outcome(full_report, WORKING, "idempotency").status == "pass"
     assert (outcome(full_report, WORKING, "latency").details or "").endswith("over 5 samples")

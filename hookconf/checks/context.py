@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -13,10 +14,10 @@ from hookconf.checks.call_errors import (
     failure_signature,
     undecidable,
 )
-from hookconf.checks.registry import TOOL_HUNG, SuiteResult, result
+from hookconf.checks.registry import TOOL_HUNG, verdict
 from hookconf.config import AuditConfig, Probe
 from hookconf.session import CallOutcome, McpSession
-from hookconf.verdicts import Status
+from hookconf.verdicts import Status, Verdict
 from hookconf.wire.sandbox import CallWatch
 from hookconf.wire.transport import JsonObject
 
@@ -100,6 +101,9 @@ class ToolContext:
     # Every tool that hung in this audit, as its own or as another tool's state probe: shared by the tools'
     # contexts, so that none is called again by any suite.
     hung_tools: set[str] = field(default_factory=set)
+    # Each failure naming a backend out of reach that stopped a tool's series, masked (failure_signature), with that
+    # tool: shared like hung_tools, so that a later tool failing the same way stops after one call.
+    dead_backends: dict[str, str] = field(default_factory=dict)
     stop_note: str | None = None  # why the series stopped short: its first two calls failed the same way
     cap_note: str | None = None  # why the series stopped short: another call would pass thresholds.seriesTimeMs
 
@@ -121,8 +125,8 @@ class ToolContext:
 
         The series stops short when more calls cannot change a verdict: when its first two calls failed
         with the same error (every suite is indeterminate then), after one call that was slow to fail on a
-        backend out of reach, or when `decided` says the caller's
-        verdict already is. It also stops before a call that would take it past thresholds.seriesTimeMs
+        backend out of reach or that failed as an earlier tool's calls did on theirs, or when `decided` says the
+        caller's verdict already is. It also stops before a call that would take it past thresholds.seriesTimeMs
         (`cap_note` says so), so that a slow tool costs the audit about one cap, not six of its calls."""
         while len(self._samples) < count and not self.hung and self.stopped is None:
             if decided is not None and decided(self._samples):
@@ -133,7 +137,9 @@ class ToolContext:
             if self.cap_note is not None:
                 break
             self._samples.append(self.call(self.name, self.arguments))
-            self.stop_note = self._slow_backend_failure() or self._repeated_failure()
+            self.stop_note = self._slow_backend_failure() or self._known_dead_backend() or self._repeated_failure()
+            if self.stop_note is not None:
+                self._note_dead_backend()
         return self._samples[:count]
 
     @property
@@ -155,6 +161,28 @@ class ToolContext:
             f"the series stopped after 1 call: it failed after {first.duration_ms / 1000:.1f} s on a backend "
             "out of reach, and every further call would wait as long for the same failure"
         )
+
+    def _known_dead_backend(self) -> str | None:
+        if len(self._samples) != 1 or backend_failure(self._samples, self.arguments) is None:
+            return None
+        other = self.dead_backends.get(self._failure_key() or "")
+        if other is None:
+            return None
+        return (
+            f"the series stopped after 1 call: it failed on a backend out of reach with the error that stopped "
+            f"{other}'s calls, and more calls of it cannot show the tool's behaviour"
+        )
+
+    def _note_dead_backend(self) -> None:
+        key = self._failure_key()
+        if key is not None and backend_failure(self._samples[:1], self.arguments) is not None:
+            self.dead_backends.setdefault(key, self.name)
+
+    def _failure_key(self) -> str | None:
+        """The first call's failure signature with the tool's own name masked: SDKs put it in the message
+        ("Error executing tool NAME: ..."), and two tools of one unreachable API fail alike apart from it."""
+        signature = failure_signature(self._samples[0], self.arguments)
+        return re.sub(rf"\b{re.escape(self.name)}\b", "<tool>", signature) if signature is not None else None
 
     def _repeated_failure(self) -> str | None:
         if len(self._samples) != REPEATED_FAILURE_CALLS:
@@ -180,34 +208,30 @@ class ToolContext:
             return found
         return replace(found, reason=f"{found.reason}; {self.stopped}")
 
-    def tool_hung(self, suite: str) -> SuiteResult:
-        """The suite's verdict on a tool that hung (CALL-002): it is not called again."""
-        return result(suite, self.name, Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
+    def tool_hung(self) -> Verdict:
+        """A suite's verdict on a tool that hung (CALL-002): it is not called again."""
+        return verdict(Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
 
-    def undecided(
-        self, suite: str, samples: Sequence[CallOutcome], calls: str = "calls", compares: bool = True
-    ) -> SuiteResult | None:
+    def undecided(self, samples: Sequence[CallOutcome], calls: str = "calls", compares: bool = True) -> Verdict | None:
         """The verdict every suite that judges samples of the series gives before judging them, when they cannot
         show the tool's behaviour: the tool hung, the calls show nothing (see `unjudged`; `calls` names them in
         the verdict) or, for a suite that `compares` calls, one call alone; None when the suite can judge."""
         if self.hung:
-            return self.tool_hung(suite)
+            return self.tool_hung()
         if (unjudged := self.unjudged(samples, calls)) is not None:
-            return result(suite, self.name, Status.INDETERMINATE, unjudged.reason, unjudged.code)
+            return verdict(Status.INDETERMINATE, unjudged.reason, unjudged.code)
         if compares and (uncompared := self.uncompared(samples)) is not None:
-            return result(suite, self.name, Status.INDETERMINATE, uncompared)
+            return verdict(Status.INDETERMINATE, uncompared)
         return None
 
-    def compared_series(
-        self, suite: str, compare: Callable[[ToolContext, list[CallOutcome]], SuiteResult]
-    ) -> SuiteResult:
+    def compared_series(self, compare: Callable[[ToolContext, list[CallOutcome]], Verdict]) -> Verdict:
         """The verdict of a suite that compares config.tries identical calls: `undecided`'s when there is one,
         else `compare`'s over the calls, saying where the series stopped short of them."""
         samples = self.samples(self.config.tries)
-        if (verdict := self.undecided(suite, samples)) is not None:
-            return verdict
-        verdict = compare(self, samples)
-        return replace(verdict, details=verdict.details + self.shortfall(samples, self.config.tries))
+        if (open_verdict := self.undecided(samples)) is not None:
+            return open_verdict
+        compared = compare(self, samples)
+        return replace(compared, details=compared.details + self.shortfall(samples, self.config.tries))
 
     @property
     def out_of_service(self) -> str | None:
