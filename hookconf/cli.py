@@ -156,7 +156,7 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         dest="output",
         type=OutputFormat,
         choices=list(OutputFormat),
-        default=OutputFormat.HUMAN,
+        default=OutputFormat("human"),
         help="report format on stdout",
     )
     check.add_argument(

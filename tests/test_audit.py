@@ -226,7 +226,7 @@ def test_cli_unknown_tool_is_a_usage_error(run_cli: Callable[..., CliRun], write
 
 
 def test_junit_has_a_testsuite_per_tool(broken_report: Report) -> None:
-    from hookconf.report import junit
+    from hookconf.report.formats import junit
 
     root = ET.fromstring(junit.render(broken_report))
     suites = {s.get("name"): s for s in root.iter("testsuite")}

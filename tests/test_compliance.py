@@ -18,7 +18,7 @@ from hookconf.compliance_runner import ComplianceOptions, planned_checks, prepar
 from hookconf.config import parse_config
 from hookconf.era import connect
 from hookconf.protocol import UNKNOWN_REVISION
-from hookconf.report import github, human, sarif
+from hookconf.report.formats import github, human, sarif
 from hookconf.report.model import Report
 from hookconf.runner import RunOptions, run_audit
 from hookconf.session import open_session

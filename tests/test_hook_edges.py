@@ -14,7 +14,7 @@ from hookconf.checks.dsgvo import describes_changes
 from hookconf.config import parse_config
 from hookconf.fleet.store import StoredAudit
 from hookconf.fleet.tables import audits_frame, score_cell
-from hookconf.report import html, human, markdown
+from hookconf.report.formats import html, human, markdown
 from hookconf.report.model import Report, ResultEntry
 from hookconf.runner import RunOptions, run_audit
 from hookconf.session import CallOutcome

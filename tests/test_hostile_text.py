@@ -18,8 +18,7 @@ import pytest
 
 from hookconf.fleet.outcome import Outcome, OutcomeKind
 from hookconf.fleet.store import FleetStore
-from hookconf.report import markdown
-from hookconf.report.formats import OutputFormat, render
+from hookconf.report.formats import OutputFormat, markdown, render
 from hookconf.report.model import Report
 from hookconf.safe_text import escape_in_json, is_hidden, safe_text
 from tests.support import CliRun, stdio_server

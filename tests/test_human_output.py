@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hookconf import HOOK_SUITES
 from hookconf.config import parse_config
-from hookconf.report import human
+from hookconf.report.formats import human
 from hookconf.runner import RunOptions, run_audit
 from tests.support import stdio_server
 

@@ -7,6 +7,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hookconf.fleet.executors import DEFAULT as DEFAULT_EXECUTOR
+from hookconf.fleet.executors import executor_names
+
 if TYPE_CHECKING:
     from hookconf.fleet.execute import FleetRun
 
@@ -51,8 +54,8 @@ def _add_run(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     run.add_argument(
         "--executor",
-        choices=["local", "dask"],
-        default="local",
+        choices=executor_names(),
+        default=DEFAULT_EXECUTOR,
         help="local process pool (default) or a dask.distributed cluster (the dask extra)",
     )
     run.add_argument(
@@ -139,7 +142,8 @@ def _positive(text: str) -> int:
 
 def run_fleet_command(args: argparse.Namespace) -> int:
     from hookconf.fleet.errors import ManifestError
-    from hookconf.fleet.execute import ExecutorKind, default_jobs, make_executor, run_fleet
+    from hookconf.fleet.execute import default_jobs, run_fleet
+    from hookconf.fleet.executors import make_executor
     from hookconf.fleet.manifest import load_targets
     from hookconf.fleet.progress import make_progress
     from hookconf.fleet.store import FleetStore
@@ -151,7 +155,7 @@ def run_fleet_command(args: argparse.Namespace) -> int:
             "manifests; use a version as listed (or as 'latest:N' resolves it)"
         )
     jobs = args.jobs or default_jobs()
-    with FleetStore(args.store) as store, make_executor(ExecutorKind(args.executor), jobs, args.scheduler) as pool:
+    with FleetStore(args.store) as store, make_executor(args.executor, jobs, args.scheduler) as pool:
         run = run_fleet(
             targets,
             store,

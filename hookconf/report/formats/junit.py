@@ -10,7 +10,7 @@ from hookconf.report.text import ADVICE_NOTE
 from hookconf.verdicts import Status
 
 
-def render(report: Report) -> str:
+def render(report: Report, *, colour: bool = False) -> str:  # colour: only the human format paints
     root = ET.Element("testsuites", name=f"hookconf {report.server.name}", time=f"{report.duration_ms / 1000:.3f}")
     for tool_name, group in report.results_by_tool().items():
         results = list(group)

@@ -22,7 +22,7 @@ LEVELS = {Status.FAIL: "error", Status.WARN: "warning", Status.INDETERMINATE: "n
 JsonDict = dict[str, Any]
 
 
-def render(report: Report) -> str:
+def render(report: Report, *, colour: bool = False) -> str:  # colour: only the human format paints
     entries = [entry for entry in report.results if entry.status in REPORTED]
     rules = _rules(report, entries)
     index = {rule["id"]: position for position, rule in enumerate(rules)}
