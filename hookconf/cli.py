@@ -269,7 +269,7 @@ def _audit(
     sandbox: Sandbox | None,
     started: float,
 ) -> Report:
-    from hookconf.runner import RunOptions, run_audit
+    from hookconf.engine.audit import RunOptions, run_audit
 
     # the compliance catalog is imported only for an audit that runs it or names its checks
     if args.only or args.skip:
@@ -281,7 +281,7 @@ def _audit(
     suites = tuple(args.suite) if args.suite else ALL_SUITES
     compliance = None
     if COMPLIANCE_SUITE in suites:
-        from hookconf.compliance_runner import ComplianceOptions
+        from hookconf.engine.compliance import ComplianceOptions
 
         compliance = ComplianceOptions(only=args.only, skip=args.skip, lighthouse_profile=args.profile == "lighthouse")
     options = RunOptions(suites=suites, tool=args.tool, compliance=compliance, sandbox=sandbox, started=started)
