@@ -1,4 +1,10 @@
-"""hookconf: audit MCP servers for hook readiness, protocol compliance and resource cost."""
+"""hookconf: audit MCP servers for hook readiness, protocol compliance and resource cost.
+
+`hookconf.audit(config)` audits a server from Python (hookconf/api.py); it is loaded on first use, so that the
+command line's start-up stays light.
+"""
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
@@ -15,3 +21,15 @@ HOOK_SUITES: tuple[str, ...] = ("idempotency", "side-effects", "latency", "deter
 COMPLIANCE_SUITE = "compliance"
 ALL_SUITES: tuple[str, ...] = (*HOOK_SUITES, COMPLIANCE_SUITE)
 DEFAULT_CONFIG_NAME = "hook-conformance.config.json"
+
+
+if TYPE_CHECKING:
+    from hookconf.api import audit as audit
+else:
+
+    def __getattr__(name: str) -> Any:
+        if name == "audit":
+            from hookconf.api import audit
+
+            return audit
+        raise AttributeError(f"module 'hookconf' has no attribute {name!r}")

@@ -30,7 +30,6 @@ from hookconf.report.formats import OutputFormat
 from hookconf.safe_text import safe_text
 
 if TYPE_CHECKING:
-    from hookconf.checks.compliance import ComplianceCheck
     from hookconf.config import AuditConfig
     from hookconf.report.model import Report
     from hookconf.wire.process import ServerProcess
@@ -41,6 +40,8 @@ GRADES = ("A", "B", "C", "D", "F")
 EXIT_OK = 0
 EXIT_FAILURES = 1
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
+# What `pip install 'hookconf[fleet]'` adds: `hookconf fleet` needs it, a single server's audit does not.
+FLEET_EXTRA_MODULES = frozenset({"packaging", "pandas", "tabulate", "matplotlib", "uv"})
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -106,6 +107,14 @@ def _run(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("hookconf: interrupted", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] not in FLEET_EXTRA_MODULES:
+            raise
+        print(
+            f"hookconf: this command needs the fleet extra ({exc.name} is missing): pip install 'hookconf[fleet]'",
+            file=sys.stderr,
+        )
+        return ConfigError.exit_code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -122,6 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("list", help="list every finding code with suite, severity and weight").set_defaults(
         command=run_list
     )
+    _add_benchmark(commands)
+    commands.add_parser(
+        "mcp", help="serve hookconf's tools (audit, explain, diff) over MCP on stdio; needs hookconf[mcp]"
+    ).set_defaults(command=run_mcp)
     for name in ("version-info", "version"):
         commands.add_parser(name, help="print hookconf's version and the MCP revisions it speaks").set_defaults(
             command=run_version_info
@@ -214,13 +227,42 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     check.set_defaults(command=run_check)
 
 
+def _add_benchmark(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    bench = commands.add_parser(
+        "benchmark", help="time N requests of a read-only tool (or tools/list) at concurrency C"
+    )
+    bench.add_argument("config", type=Path, help="the config of the server to benchmark")
+    bench.add_argument("--tool", metavar="NAME", help="the read-only tool to call (default: tools/list)")
+    bench.add_argument("--requests", "-r", type=int, default=100, metavar="N", help="requests to time (default 100)")
+    bench.add_argument("--concurrency", "-c", type=int, default=1, metavar="C", help="requests in flight (default 1)")
+    bench.add_argument("--output", choices=("human", "json"), default="human", help="result format on stdout")
+    bench.set_defaults(command=run_benchmark)
+
+
+def run_benchmark(args: argparse.Namespace) -> int:
+    from hookconf.benchmark import render_human, run_benchmark
+    from hookconf.config import load_config
+
+    result = run_benchmark(load_config(args.config), args.tool, args.requests, args.concurrency)
+    emit(result.to_json() if args.output == "json" else render_human(result))
+    return EXIT_OK
+
+
 def _comma_list(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
 def _add_init(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    init = commands.add_parser("init", help=f"write an example {DEFAULT_CONFIG_NAME} into this directory")
-    init.add_argument("--server-name", default="my-mcp-server", help="the server's name in the config")
+    init = commands.add_parser(
+        "init",
+        help=f"write {DEFAULT_CONFIG_NAME}: from a server it starts (-- CMD ARGS...) or reaches (URL), else an example",
+    )
+    init.add_argument("target", nargs="*", metavar="-- CMD ARGS... | URL", help="the server to start or reach")
+    init.add_argument("--server-name", help="the server's name in the config")
+    init.add_argument("-e", "--env", action="append", default=[], metavar="KEY=VALUE", help="the server's environment")
+    init.add_argument("--env-file", type=Path, metavar="FILE", help="KEY=VALUE lines for the server's environment")
+    init.add_argument("--cwd", metavar="DIR", help="the folder the server starts in")
+    init.add_argument("-H", "--header", action="append", default=[], metavar="'Name: value'", help="an HTTP header")
     init.add_argument("--force", action="store_true", help="overwrite an existing config")
     init.set_defaults(command=run_init)
 
@@ -336,76 +378,47 @@ def _with_overrides(config: AuditConfig, args: argparse.Namespace) -> AuditConfi
     if args.auth is not None:
         headers["Authorization"] = args.auth
     data["server"]["headers"] = headers
-    return parse_config(data, source="command line")
+    return parse_config(data, source="command line", expanded=True)
 
 
 def run_init(args: argparse.Namespace) -> int:
     from hookconf.config import example_config
 
-    target = Path.cwd() / DEFAULT_CONFIG_NAME
-    if target.exists() and not args.force:
-        raise ConfigError(f"{target} already exists; pass --force to overwrite it")
-    target.write_text(json.dumps(example_config(args.server_name), indent=2) + "\n", encoding="utf-8")
-    emit(f"wrote {target}; edit server.command/args and the probes, then run: hookconf check {DEFAULT_CONFIG_NAME}\n")
+    path = Path.cwd() / DEFAULT_CONFIG_NAME
+    if path.exists() and not args.force:
+        raise ConfigError(f"{path} already exists; pass --force to overwrite it")
+    if not args.target:
+        path.write_text(json.dumps(example_config(args.server_name or "my-mcp-server"), indent=2) + "\n", "utf-8")
+        emit(
+            f"wrote {path}; set server.command and args to what starts your server, then: hookconf check {path.name}\n"
+        )
+        return EXIT_OK
+    from hookconf.command_line_server import server_table
+    from hookconf.init import config_from_server
+
+    server = server_table(
+        args.target, env=args.env, env_file=args.env_file, cwd=args.cwd, headers=args.header, name=args.server_name
+    )
+    config, summary = config_from_server(server)
+    path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    emit(f"wrote {path}: {summary}; next: hookconf check {path.name}\n")
     return EXIT_OK
 
 
 def run_explain(args: argparse.Namespace) -> int:
-    from hookconf.checks import FINDINGS
-    from hookconf.checks.compliance import CHECKS
+    from hookconf.explain import explanation
 
-    wanted = args.code.strip()
-    finding = FINDINGS.get(wanted.upper())
-    if finding is not None:
-        emit_lines(
-            [
-                f"{finding.code}  {finding.title}",
-                f"suite: {finding.suite}   severity: {finding.severity.upper()}",
-                "",
-                finding.explanation,
-                "",
-                f"How to fix: {finding.remediation}",
-            ]
-        )
-        return EXIT_OK
-    check = CHECKS.get(wanted.lower())
-    if check is None:
+    lines = explanation(args.code)
+    if lines is None:
         raise ConfigError(f"unknown finding code or check id {args.code!r}; 'hookconf list' shows them all")
-    emit_lines(_explain_check(check))
+    emit_lines(lines)
     return EXIT_OK
-
-
-def _explain_check(check: ComplianceCheck) -> list[str]:
-    required = _required_text(check, "required", "optional")
-    if not check.graded:
-        required = "best practice, not graded"
-    lines = [f"{check.id}  {check.title}", f"suite: compliance   category: {check.category}   {required}"]
-    gates = [
-        f"capability {check.capability}" if check.capability else "",
-        f"{check.transport} only" if check.transport else "",
-        f"revisions {', '.join(check.revisions)}",
-    ]
-    lines.append(f"applies to: {'; '.join(g for g in gates if g)}")
-    if check.lighthouse:
-        lines.append(f"covers mcp-lighthouse: {', '.join(check.lighthouse)}")
-    lines += ["", f"Why: {check.why}", f"How to fix: {check.fix}", f"Spec: {check.spec_url(check.revisions[-1])}"]
-    if check.should is not None:
-        lines.append(f"Warnings rest on: {check.should.citation()}")
-    if check.advice is not None:
-        lines.append(f"Advice, never counted as a problem: {check.advice}")
-    return lines
-
-
-def _required_text(check: ComplianceCheck, yes: str, no: str) -> str:
-    handshake, stateless = check.required_for(HANDSHAKE_REVISIONS[-1]), check.required_for(STATELESS_REVISIONS[-1])
-    if handshake == stateless or not set(STATELESS_REVISIONS) & set(check.revisions):
-        return yes if handshake else no
-    return f"{yes if handshake else no}/{yes if stateless else no}"
 
 
 def run_list(args: argparse.Namespace) -> int:
     from hookconf.checks import FINDINGS, SUITES
     from hookconf.checks.compliance import CHECKS
+    from hookconf.explain import required_text
     from hookconf.protocol import Era
 
     lines = [f"{'CODE':<11}{'SUITE':<14}{'SEVERITY':<15}{'WEIGHT':<8}TITLE"]
@@ -415,7 +428,7 @@ def run_list(args: argparse.Namespace) -> int:
         lines.append(f"{finding.code:<11}{finding.suite:<14}{finding.severity.upper():<15}{weight:<8}{finding.title}")
     lines += ["", f"{'CHECK':<45}{'CATEGORY':<11}{'REQUIRED':<10}{'ERAS':<11}TITLE"]
     for check in sorted(CHECKS.values(), key=lambda c: (c.category, c.id)):
-        required = _required_text(check, "yes", "no") if check.graded else "-"
+        required = required_text(check, "yes", "no") if check.graded else "-"
         eras = (
             "both"
             if len(check.revisions) > len(STATELESS_REVISIONS) and STATELESS_REVISIONS[0] in check.revisions
@@ -424,6 +437,13 @@ def run_list(args: argparse.Namespace) -> int:
         lines.append(f"{check.id:<45}{check.category:<11}{required:<10}{eras:<11}{check.title}")
     lines.append("REQUIRED a/b: a in the handshake revisions, b in 2026-07-28; ERAS: where the check applies")
     emit_lines(lines)
+    return EXIT_OK
+
+
+def run_mcp(args: argparse.Namespace) -> int:
+    from hookconf.mcp_server import serve
+
+    serve()
     return EXIT_OK
 
 

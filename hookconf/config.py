@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import difflib
 import json
+import os
+import re
+import typing
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import ErrorDetails
 
 from hookconf import ALL_SUITES, SPEC_VERSIONS
@@ -17,15 +30,58 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
+# ${NAME} in server.env, server.headers and server.url: a secret stays in the environment, not in the file.
+# ${NAME:-default} is the default when NAME is unset or empty; $${NAME} is the text ${NAME} itself.
+VARIABLE_REFERENCE = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def expand_variables(text: str, where: str = "") -> str:
+    """`text` with each ${NAME} replaced by the environment variable's value; an unset one is an error naming it
+    (and `where`, the key of the value in its table)."""
+
+    def value(match: re.Match[str]) -> str:
+        escaped, name, default = match.groups()
+        if escaped:
+            return match.group(0)[1:]
+        if default is not None:
+            return os.environ.get(name) or default
+        if name not in os.environ:
+            prefix = f"{where}: " if where else ""
+            raise ValueError(f"{prefix}${{{name}}} is not set in the environment; export {name} or write the value")
+        return os.environ[name]
+
+    return VARIABLE_REFERENCE.sub(value, text)
+
+
+EXPANDED = "variables expanded"  # the validation context's key: the config's ${NAME} references are expanded already
+
+
+def _expanding(info: ValidationInfo) -> bool:
+    return not (isinstance(info.context, dict) and info.context.get(EXPANDED))
+
+
 class ServerConfig(_Strict):
     name: str = Field(min_length=1)
     transport: Literal["stdio", "http"] = "stdio"
     command: str | None = None
     args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
+    env: dict[str, str] = Field(default_factory=dict, description="values may use ${VAR}")
     cwd: str | None = None
-    url: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
+    url: str | None = Field(default=None, description="may use ${VAR}")
+    headers: dict[str, str] = Field(default_factory=dict, description="values may use ${VAR}")
+
+    # A config validated again after a change (command-line overrides) holds the values already expanded.
+    @field_validator("env", "headers")
+    @classmethod
+    def _expand_values(cls, values: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        if not _expanding(info):
+            return values
+        return {key: expand_variables(value, key) for key, value in values.items()}
+
+    @field_validator("url")
+    @classmethod
+    def _expand_url(cls, url: str | None, info: ValidationInfo) -> str | None:
+        return expand_variables(url) if url is not None and _expanding(info) else url
 
     @model_validator(mode="after")
     def _transport_needs(self) -> ServerConfig:
@@ -90,18 +146,23 @@ class AuditConfig(_Strict):
         """The budget in seconds, None when there is none."""
         return self.budget_s or None
 
-    @model_validator(mode="after")
-    def _known_suites(self) -> AuditConfig:
-        unknown = [s for s in self.suites if s not in ALL_SUITES]
+    @field_validator("suites")
+    @classmethod
+    def _known_suites(cls, suites: list[str]) -> list[str]:
+        unknown = [s for s in suites if s not in ALL_SUITES]
         if unknown:
-            raise ValueError(f"unknown suite {', '.join(map(repr, unknown))}; known: {', '.join(ALL_SUITES)}")
-        return self
+            named = ", ".join(f"{s!r}{did_you_mean(s, ALL_SUITES)}" for s in unknown)
+            raise ValueError(f"unknown suite {named}; known: {', '.join(ALL_SUITES)}")
+        return suites
 
     @field_validator("spec_version")
     @classmethod
     def _known_spec_version(cls, value: str) -> str:
         if value not in SPEC_VERSIONS:
-            raise ValueError(f"unknown MCP revision {value!r}; choose one of {', '.join(SPEC_VERSIONS)}")
+            raise ValueError(
+                f"unknown MCP revision {value!r}{did_you_mean(value, SPEC_VERSIONS)}; "
+                f"choose one of {', '.join(SPEC_VERSIONS)}"
+            )
         return value
 
     def probe_for(self, tool: str) -> Probe | None:
@@ -123,16 +184,18 @@ def load_config(path: Path) -> AuditConfig:
     return parse_config(data, source=str(path))
 
 
-def parse_config(data: object, source: str = "config") -> AuditConfig:
+def parse_config(data: object, source: str = "config", expanded: bool = False) -> AuditConfig:
+    """The validated config; `expanded`: its ${NAME} references were expanded already (a config dumped and changed)."""
     try:
-        return AuditConfig.model_validate(data)
+        return AuditConfig.model_validate(data, context={EXPANDED: expanded})
     except ValidationError as exc:
-        raise ConfigError(f"{source}: invalid config\n{describe_validation_error(exc)}") from None
+        raise ConfigError(f"{source}: invalid config\n{describe_validation_error(exc, AuditConfig)}") from None
 
 
-def describe_validation_error(exc: ValidationError) -> str:
-    """Every problem pydantic found, one `  - field.path: message` line each."""
-    return "\n".join(f"  - {_describe(error)}" for error in exc.errors())
+def describe_validation_error(exc: ValidationError, model: type[BaseModel] | None = None) -> str:
+    """Every problem pydantic found, one `  - field.path: message` line each; an unknown key of `model` (the one
+    validated) with the near miss it may be."""
+    return "\n".join(f"  - {_describe(error, model)}" for error in exc.errors())
 
 
 def first_validation_error(exc: ValidationError) -> str:
@@ -140,22 +203,50 @@ def first_validation_error(exc: ValidationError) -> str:
     return _describe(exc.errors()[0])
 
 
-def _describe(error: ErrorDetails) -> str:
+def _describe(error: ErrorDetails, model: type[BaseModel] | None = None) -> str:
     where = ".".join(str(part) for part in error["loc"]) or "(top level)"
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":
-        message = "unknown key (check its spelling)"
+        known = _keys_at(model, error["loc"][:-1]) if model is not None else []
+        message = f"unknown key{did_you_mean(str(error['loc'][-1]), known) or ' (check its spelling)'}"
     return f"{where}: {message}"
 
 
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """ " (did you mean 'x'?)" for a near miss among `known`, else ""."""
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _keys_at(root: type[BaseModel], location: tuple[int | str, ...]) -> list[str]:
+    """The keys `root` accepts at a location (a path of keys and list indexes): the aliases of the model there."""
+    model: type[BaseModel] | None = root
+    for part in location:
+        if model is None or isinstance(part, int):
+            continue
+        field = next((f for name, f in model.model_fields.items() if part in (name, f.alias)), None)
+        model = _model_in(field.annotation) if field is not None else None
+    if model is None:
+        return []
+    return [field.alias or name for name, field in model.model_fields.items()]
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model an annotation holds (itself, or in a list or an optional), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next((m for arg in typing.get_args(annotation) if (m := _model_in(arg)) is not None), None)
+
+
 def example_config(server_name: str) -> dict[str, Any]:
-    """The config `hookconf init` writes: valid as written, with placeholders to edit."""
+    """The config `hookconf init` writes without a server to start: valid as written, with placeholders to edit.
+    It names no package (a name it was not given could be someone else's package, which npx would run)."""
     return {
         "server": {
             "name": server_name,
             "transport": "stdio",
-            "command": "npx",
-            "args": ["-y", server_name],
+            "command": "node",
+            "args": ["path/to/your/server.js"],
             "env": {},
         },
         "suites": list(ALL_SUITES),

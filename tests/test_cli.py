@@ -98,6 +98,10 @@ def test_init_writes_a_config_that_validates(
         ),
         ({"server": {"name": "x", "command": "true"}, "probes": [{"args": {}}]}, "probes.0.name: Field required"),
         ({"server": {"name": "x", "command": "true"}, "tryes": 3}, "tryes: unknown key"),
+        (
+            {"server": {"name": "x", "command": "true", "env": {"KEY": "${HOOKCONF_TEST_NEVER_SET}"}}},
+            "server.env: KEY: ${HOOKCONF_TEST_NEVER_SET} is not set in the environment",
+        ),
     ],
 )
 def test_bad_config_exits_2_naming_the_field(
@@ -109,6 +113,15 @@ def test_bad_config_exits_2_naming_the_field(
     assert run.exit_code == 2
     assert expected in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_overrides_keep_an_escaped_variable_reference_as_text(
+    run_cli: Callable[..., CliRun], write_config: Callable[..., Path]
+) -> None:
+    server = {**stdio_server("good_server.py"), "env": {"LITERAL": "$${HOOKCONF_TEST_NEVER_SET}"}}
+    run = run_cli("check", str(write_config(server)), "--tries", "2", "--suite", "dsgvo", "--output", "json")
+    assert run.exit_code in (0, 1), run.stderr
+    assert run.json()["tools"]
 
 
 def test_missing_and_malformed_config_files(run_cli: Callable[..., CliRun], tmp_path: Path) -> None:

@@ -282,7 +282,7 @@ def _targets_for(
     if count is None:
         return [_target(path, manifest, server, declared, declared)]
     try:
-        resolved = latest_versions(_released(path, server), count)
+        resolved = latest_versions(_released(path, server), count, server.source)
     except HookconfError as exc:
         return [_target(path, manifest, server, declared, declared, resolve_error=str(exc))]
     chosen = [v for v in resolved if only_version in (None, declared, v)]

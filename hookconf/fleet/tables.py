@@ -17,7 +17,7 @@ import pandas as pd
 
 from hookconf import HOOK_SUITES, STATELESS_REVISIONS
 from hookconf.fleet.store import StoredAudit
-from hookconf.fleet.versions import sorted_versions
+from hookconf.fleet.versions import sorted_versions, version_key
 
 AUDITED = "audited"
 NO_GRADE = "-"
@@ -257,13 +257,15 @@ def check_name(entry: Mapping[str, Any]) -> str:
 
 
 def in_version_order(frame: pd.DataFrame) -> pd.DataFrame:
-    rank = {v: i for i, v in enumerate(sorted_versions(set(frame["version"])))}
-    ordered = frame.sort_values(
-        ["server", "version"],
-        key=lambda column: column.map(rank) if column.name == "version" else column,
-        kind="stable",
-    )
-    return ordered.reset_index(drop=True)
+    """The rows by server, and each server's versions in its registry's order (semver for npm, PEP 440 for PyPI)."""
+    keys = [(server, version_key(version, source)) for server, version, source in _versions_of(frame)]
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    return frame.iloc[order].reset_index(drop=True)
+
+
+def _versions_of(frame: pd.DataFrame) -> zip[tuple[str, str, str | None]]:
+    sources = frame["source"] if "source" in frame.columns else [None] * len(frame)
+    return zip(frame["server"], frame["version"], sources, strict=True)
 
 
 def latest_audited(audits: pd.DataFrame) -> pd.DataFrame:

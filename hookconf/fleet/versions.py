@@ -1,4 +1,9 @@
-"""Version order (1.10 after 1.9) and the registries' lists of released versions for ``latest:N``."""
+"""Version order as each registry orders versions, and the registries' lists of released versions for ``latest:N``.
+
+npm orders by semver: a pre-release comes before its release (1.0.0-canary.5 < 1.0.0), and 1.0.0-1 is a pre-release.
+PyPI orders by PEP 440: 1.0.0.post1 and 1.0.0-1 (a post-release there) come after 1.0.0. Other sources (a command,
+an HTTP URL) take PEP 440 where the string parses, semver where that parses, else a natural sort (1.10 after 1.9).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
@@ -21,15 +27,42 @@ PYPI_JSON_URL = "https://pypi.org/pypi/{package}/json"
 # A distribution file name: NAME-VERSION(-...).whl, NAME-VERSION.tar.gz or .zip (PEP 427 / 625).
 DIST_FILE = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+?)-(?P<version>[0-9][^-]*?)(?:-.*)?\.(?:whl|tar\.gz|zip)$")
 
-VersionKey = tuple[int, Version | tuple[tuple[int, int | str], ...]]
+# semver 2.0.0: MAJOR.MINOR.PATCH, an optional -PRE-RELEASE and +BUILD (npm accepts a leading v or =)
+SEMVER = re.compile(
+    r"^[v=]?(?P<major>0|[1-9]\d*)\.(?P<minor>0|[1-9]\d*)\.(?P<patch>0|[1-9]\d*)"
+    r"(?:-(?P<pre>[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]+)?$"
+)
+NPM = "npm"
+PYPI = "pypi"
+
+SemverKey = tuple[int, int, int, int, tuple[tuple[int, int | str], ...]]
+VersionKey = tuple[Any, ...]
 
 
-def version_key(version: str) -> VersionKey:
-    """A sort key: PEP 440 order where the string parses (most npm semver does), else a natural sort."""
+def version_key(version: str, registry: str | None = None) -> VersionKey:
+    """A sort key in the registry's order (see the module); keys of one registry compare with each other."""
+    if registry == NPM:
+        semver = semver_key(version)
+        return (2, semver) if semver is not None else (0, natural_key(version))
     try:
         return (1, Version(version))
     except InvalidVersion:
-        return (0, natural_key(version))
+        semver = semver_key(version) if registry != PYPI else None
+        if semver is None:
+            return (0, natural_key(version))
+        # a semver pre-release PEP 440 cannot read (1.0.0-canary.5): before its release, after what comes before it
+        return (1, Version("{}.{}.{}.dev0".format(*semver[:3])), semver[4])
+
+
+def semver_key(version: str) -> SemverKey | None:
+    """semver precedence: the release after its pre-releases; pre-release fields compared one by one, numbers
+    numerically and before words, a shorter list first when the fields before agree. None: not semver."""
+    match = SEMVER.match(version.strip())
+    if match is None:
+        return None
+    pre = match["pre"]
+    fields = tuple((0, int(part)) if part.isdigit() else (1, part) for part in pre.split(".")) if pre else ()
+    return (int(match["major"]), int(match["minor"]), int(match["patch"]), 0 if pre else 1, fields)
 
 
 def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
@@ -37,11 +70,13 @@ def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
     return tuple((0, int(part)) if part.isdigit() else (1, part) for part in parts)
 
 
-def sorted_versions(versions: Iterable[str]) -> list[str]:
-    return sorted(versions, key=version_key)
+def sorted_versions(versions: Iterable[str], registry: str | None = None) -> list[str]:
+    return sorted(versions, key=lambda version: version_key(version, registry))
 
 
-def is_prerelease(version: str) -> bool:
+def is_prerelease(version: str, registry: str | None = None) -> bool:
+    if registry == NPM and (semver := semver_key(version)) is not None:
+        return semver[3] == 0
     try:
         return Version(version).is_prerelease
     except InvalidVersion:
@@ -54,9 +89,9 @@ def latest_count(spec: str) -> int | None:
     return int(match["count"]) if match else None
 
 
-def latest_versions(released: Iterable[str], count: int) -> list[str]:
-    stable = [v for v in released if not is_prerelease(v)]
-    return sorted_versions(set(stable))[-count:]
+def latest_versions(released: Iterable[str], count: int, registry: str | None = None) -> list[str]:
+    stable = [v for v in released if not is_prerelease(v, registry)]
+    return sorted_versions(set(stable), registry)[-count:]
 
 
 def npm_versions(package: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""`hookconf diff`, `hookconf baseline write` and `hookconf schema`; light at import, the work is
+"""`hookconf diff`, `hookconf render`, `hookconf baseline write` and `hookconf schema`; light at import, the work is
 imported per command."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from hookconf.console import emit
+from hookconf.report.formats import OutputFormat
 
 EXIT_OK = 0
 
@@ -16,6 +17,18 @@ def add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     diff.add_argument("base", type=Path, metavar="BASE.json", help="the earlier report (check --output json)")
     diff.add_argument("current", type=Path, metavar="CURRENT.json", help="the later report")
     diff.set_defaults(command=run_diff)
+    render = commands.add_parser("render", help="write a stored JSON report in any format (e.g. sarif, junit)")
+    render.add_argument("report", type=Path, metavar="REPORT.json", help="a report from check --output json")
+    render.add_argument(
+        "--output",
+        "--format",
+        dest="output",
+        type=OutputFormat,
+        choices=list(OutputFormat),
+        default=OutputFormat.HUMAN,
+        help="the format to write on stdout",
+    )
+    render.set_defaults(command=run_render)
     baseline = commands.add_parser("baseline", help="expected failures for check --baseline")
     actions = baseline.add_subparsers(title="baseline commands", required=True, metavar="ACTION")
     write = actions.add_parser("write", help="write a baseline listing every failure of a JSON report")
@@ -32,6 +45,16 @@ def run_diff(args: argparse.Namespace) -> int:
     diff = diff_reports(shown_report(load_report(args.base)), shown_report(load_report(args.current)))
     emit(render_diff(diff))
     return diff_exit_code(diff)
+
+
+def run_render(args: argparse.Namespace) -> int:
+    import sys
+
+    from hookconf.report.diff import load_report
+    from hookconf.report.formats import render, wants_colour
+
+    emit(render(load_report(args.report), args.output, colour=wants_colour(sys.stdout)))
+    return EXIT_OK
 
 
 def run_baseline_write(args: argparse.Namespace) -> int:

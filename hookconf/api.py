@@ -1,0 +1,107 @@
+"""The library API: audit a server from Python as `hookconf check` does, and get the Report.
+
+    import hookconf
+    report = hookconf.audit("hook-conformance.config.json")
+    report = hookconf.audit({"server": {"name": "notes", "command": "python", "args": ["server.py"]}},
+                            suites=["idempotency", "compliance"])
+
+A bad config or option raises ConfigError (its message names every field at fault) before any server starts; a
+server that does not start raises ServerStartError. Both are HookconfError, whose message says what to do.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hookconf import ALL_SUITES, COMPLIANCE_SUITE
+from hookconf.errors import ConfigError
+
+if TYPE_CHECKING:
+    from hookconf.config import AuditConfig
+    from hookconf.report.model import Report
+    from hookconf.wire.process import ServerProcess
+    from hookconf.wire.sandbox import Sandbox
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """What to run, beside the config: see `audit`."""
+
+    suites: Sequence[str] = ALL_SUITES
+    tool: str | None = None
+    only: Sequence[str] = ()
+    skip: Sequence[str] = ()
+    lighthouse_profile: bool = False
+
+    def check(self) -> None:
+        """A ConfigError naming what is unknown: cheap, so it comes before the server starts."""
+        if unknown := sorted(set(self.suites) - set(ALL_SUITES)):
+            raise ConfigError(f"unknown suite {', '.join(unknown)}; the suites are {', '.join(ALL_SUITES)}")
+        if self.only or self.skip:
+            from hookconf.checks.compliance.catalog import unknown_selectors
+
+            if unknown := unknown_selectors([*self.only, *self.skip]):
+                raise ConfigError(f"only/skip: unknown category or check id {', '.join(unknown)}; see 'hookconf list'")
+
+
+def audit(
+    config: AuditConfig | Mapping[str, Any] | str | os.PathLike[str],
+    *,
+    suites: Sequence[str] = ALL_SUITES,
+    tool: str | None = None,
+    only: Sequence[str] = (),
+    skip: Sequence[str] = (),
+    lighthouse_profile: bool = False,
+) -> Report:
+    """Audit the server the config describes: a config file's path, the config as a mapping, or an AuditConfig.
+
+    `suites` limits the suites (the hook suites and "compliance"), `tool` audits one tool, `only`/`skip` select
+    compliance checks by category or id, `lighthouse_profile` weighs the grade's categories as mcp-lighthouse does.
+    A server hookconf starts runs in an audit sandbox that is removed afterwards.
+    """
+    from hookconf.wire.process import start_server
+    from hookconf.wire.sandbox import audit_sandbox
+
+    started = time.monotonic()
+    audited = load(config)
+    options = AuditOptions(tuple(suites), tool, tuple(only), tuple(skip), lighthouse_profile)
+    options.check()
+    with audit_sandbox(audited.server) as sandbox:
+        if sandbox is not None:
+            audited = sandbox.applied(audited)
+        process = start_server(audited.server)  # first: it boots while the audit stack imports
+        try:
+            return _run(audited, options, process, sandbox, started)
+        finally:
+            if process is not None:
+                process.stop()
+
+
+def load(config: AuditConfig | Mapping[str, Any] | str | os.PathLike[str]) -> AuditConfig:
+    """The config as an AuditConfig: validated (a mapping) or read (a path)."""
+    from hookconf.config import AuditConfig, load_config, parse_config
+
+    if isinstance(config, AuditConfig):
+        return config
+    if isinstance(config, Mapping):
+        return parse_config(dict(config))
+    return load_config(Path(config))
+
+
+def _run(
+    config: AuditConfig, options: AuditOptions, process: ServerProcess | None, sandbox: Sandbox | None, started: float
+) -> Report:
+    from hookconf.engine.audit import RunOptions, run_audit
+
+    compliance = None
+    if COMPLIANCE_SUITE in options.suites:
+        from hookconf.engine.compliance import ComplianceOptions
+
+        compliance = ComplianceOptions(options.only, options.skip, options.lighthouse_profile)
+    run = RunOptions(suites=options.suites, tool=options.tool, compliance=compliance, sandbox=sandbox, started=started)
+    return run_audit(config, run, process)
