@@ -15,8 +15,8 @@ import pytest
 
 from hookconf import HOOK_SUITES
 from hookconf.config import parse_config
+from hookconf.engine.audit import RunOptions, run_audit
 from hookconf.report.model import SCHEMA_VERSION, Report, ResultEntry
-from hookconf.runner import RunOptions, run_audit
 from tests.support import FIXTURES, CliRun, http_server, stdio_server
 
 TRANSPORTS = ["stdio", pytest.param("http", marks=pytest.mark.http)]

@@ -14,13 +14,13 @@ from hookconf.checks.compliance import CHECKS, Category, ComplianceCheck
 from hookconf.checks.compliance.answers import failure_text
 from hookconf.checks.compliance.catalog import STATELESS
 from hookconf.checks.compliance.context import ComplianceContext
-from hookconf.compliance_runner import ComplianceOptions, planned_checks, prepare_compliance, run_compliance
 from hookconf.config import parse_config
+from hookconf.engine.audit import RunOptions, run_audit
+from hookconf.engine.compliance import ComplianceOptions, planned_checks, prepare_compliance, run_compliance
 from hookconf.era import connect
 from hookconf.protocol import UNKNOWN_REVISION
 from hookconf.report.formats import github, human, sarif
 from hookconf.report.model import Report
-from hookconf.runner import RunOptions, run_audit
 from hookconf.session import open_session
 from hookconf.session_pool import SessionPool
 from tests.support import FIXTURES, free_port, http_server, stdio_server, wait_for_port

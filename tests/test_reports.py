@@ -17,13 +17,13 @@ import pytest
 from jsonschema import Draft7Validator, Draft202012Validator
 
 from hookconf import COMPLIANCE_SUITE, HOOK_SUITES
-from hookconf.compliance_runner import ComplianceOptions
 from hookconf.config import parse_config
+from hookconf.engine.audit import RunOptions, run_audit
+from hookconf.engine.compliance import ComplianceOptions
 from hookconf.report.badge import render as render_badge
 from hookconf.report.baseline import BaselineFile, ExpectedFailure, apply_baseline
 from hookconf.report.formats import github, html, human, junit, markdown, sarif, wants_colour
 from hookconf.report.model import SCHEMA_VERSION, Report, ResultEntry, summarize
-from hookconf.runner import RunOptions, run_audit
 from hookconf.verdicts import Status
 from tests.support import CliRun, stdio_server
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from concurrent.futures import BrokenExecutor, Executor, Future, as_completed
+from concurrent.futures import BrokenExecutor, Executor, Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +18,7 @@ from hookconf import __version__
 from hookconf.fleet.errors import FleetInterruptedError
 from hookconf.fleet.manifest import Target
 from hookconf.fleet.outcome import Outcome, OutcomeKind, utc_now
-from hookconf.fleet.progress import Progress
+from hookconf.fleet.progress import Progress, completed_noting_starts
 from hookconf.fleet.store import FleetStore
 from hookconf.fleet.worker import audit_in_pool
 
@@ -66,7 +66,8 @@ def run_fleet(
     progress.start(len(pending), run.skipped)
     try:
         futures = {executor.submit(audit_in_pool, target, str(cache_dir), keep_workdir): target for target in pending}
-        for future in as_completed(futures):
+        started = {future: (target.server, target.version) for future, target in futures.items()}
+        for future in completed_noting_starts(started, progress):
             outcome = _outcome_of(future, futures[future])
             if outcome is None:
                 run.lost += 1
