@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from contextlib import suppress
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -148,8 +149,56 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    check = commands.add_parser("check", help="audit the server a config file describes")
-    check.add_argument("config", type=Path, help=f"path to the config (e.g. {DEFAULT_CONFIG_NAME})")
+    check = commands.add_parser(
+        "check",
+        help="audit a server: the one a config file describes, a URL, or a command after --",
+        description="Audit an MCP server. TARGET is a config file (e.g. hook-conformance.config.json), the URL of a "
+        "server that runs (streamable HTTP), or, after --, the command that starts one: hookconf check -- npx -y "
+        "@modelcontextprotocol/server-memory. --from reads the servers of an MCP client's config file.",
+    )
+    check.add_argument("target", nargs="*", metavar="TARGET", help="a config file, a URL, or -- COMMAND ARGS...")
+    server = check.add_argument_group("a server named on the command line (instead of a config file)")
+    server.add_argument(
+        "--from",
+        dest="from_file",
+        type=Path,
+        metavar="FILE",
+        help="an MCP client's config file "
+        "(mcpServers, VS Code's servers): its server --server, else each of its servers",
+    )
+    server.add_argument(
+        "--server",
+        dest="server_name",
+        metavar="NAME",
+        help="with --from: the server to audit; without: the name the report gives the server",
+    )
+    server.add_argument(
+        "-e",
+        "--env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an environment variable of the server (repeatable)",
+    )
+    server.add_argument("--env-file", type=Path, metavar="FILE", help="KEY=VALUE lines for the server's environment")
+    server.add_argument("--cwd", metavar="DIR", help="the folder the server starts in")
+    server.add_argument("--timeout", type=int, metavar="MS", help="timeoutMs: how long any answer may take")
+    check.add_argument(
+        "--report",
+        action="append",
+        default=[],
+        type=_report_output,
+        metavar="FORMAT=PATH",
+        help="also write the report in FORMAT to PATH (repeatable), beside the --output on stdout",
+    )
+    check.add_argument(
+        "--watch",
+        nargs="?",
+        const=".",
+        type=Path,
+        metavar="PATH",
+        help="audit again whenever a file under PATH (default: here) changes, showing what changed; Ctrl+C ends it",
+    )
     check.add_argument(
         "--output",
         "--format",
@@ -268,17 +317,81 @@ def _add_init(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from hookconf.config import load_config
-    from hookconf.engine.server import spawned_server
-    from hookconf.wire.sandbox import audit_sandbox
-
     started = time.monotonic()  # the budget and the report's start-up time count from here
-    config = _with_overrides(load_config(args.config), args)
+    targets = _check_targets(args)
     baseline = None
     if args.baseline is not None:  # read before the audit, so that a bad file costs no audit
         from hookconf.report.baseline import load_baseline
 
         baseline = load_baseline(args.baseline)
+    if args.watch is not None:
+        return _watch(targets[0], args)
+    codes = []
+    for config, label in targets:
+        report = _audit_once(config, args, started, label)
+        if baseline is not None:
+            from hookconf.report.baseline import apply_baseline
+
+            report = apply_baseline(report, baseline, str(args.baseline))
+        _write_outputs(report, args, several=len(targets) > 1)
+        codes.append(_exit_code(report, args))
+        started = time.monotonic()
+    return max(codes)
+
+
+def _check_targets(args: argparse.Namespace) -> list[tuple[AuditConfig, str | None]]:
+    """The configs to audit, each with the file that describes its server (None: the command line)."""
+    from hookconf.config import load_config, parse_config
+
+    if args.from_file is not None:
+        if args.target:
+            raise ConfigError("--from names the servers already; give no TARGET with it")
+        from hookconf.client_config import servers_in
+
+        servers = servers_in(args.from_file)
+        if args.server_name is not None and args.server_name not in servers:
+            raise ConfigError(f"--server {args.server_name}: not in {args.from_file}; it has {', '.join(servers)}")
+        chosen = [args.server_name] if args.server_name is not None else list(servers)
+        return [
+            (
+                _with_overrides(parse_config({"server": servers[name]}, source=f"{args.from_file}: {name}"), args),
+                _shown_path(args.from_file),
+            )
+            for name in chosen
+        ]
+    if len(args.target) == 1 and not _is_url(args.target[0]) and not args.env and args.env_file is None:
+        path = Path(args.target[0])
+        if path.suffix == ".json" or (path.is_file() and not os.access(path, os.X_OK)):  # a program is a command
+            return [(_with_overrides(load_config(path), args), _shown_path(path))]
+    if not args.target:
+        raise ConfigError(
+            f"name the server: a config file (hookconf init writes {DEFAULT_CONFIG_NAME}), its URL, "
+            "or -- COMMAND ARGS... to start it"
+        )
+    from hookconf.command_line_server import server_table
+
+    table = server_table(args.target, env=args.env, env_file=args.env_file, cwd=args.cwd, name=args.server_name)
+    return [(_with_overrides(parse_config({"server": table}, source="the command line"), args), None)]
+
+
+def _is_url(text: str) -> bool:
+    from hookconf.command_line_server import is_url
+
+    return is_url([text])
+
+
+def _shown_path(path: Path) -> str:
+    """The path as the report gives it: relative to here when it is under here (stable across machines)."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _audit_once(config: AuditConfig, args: argparse.Namespace, started: float, label: str | None) -> Report:
+    from hookconf.engine.server import spawned_server
+    from hookconf.wire.sandbox import audit_sandbox
+
     with audit_sandbox(config.server, keep=args.keep_workdir) as sandbox:
         if sandbox is not None:
             config = sandbox.applied(config)
@@ -287,20 +400,57 @@ def run_check(args: argparse.Namespace) -> int:
             report = _audit(config, args, process, sandbox, started)
     if sandbox is not None and args.keep_workdir:
         print(f"hookconf: the server's sandbox is kept at {sandbox.root}", file=sys.stderr)
-    from hookconf.report.formats import render, wants_colour
-
     if args.tool is not None and not report.tools:
         raise ConfigError(f"--tool {args.tool}: the server has no such tool (or toolFilter excludes it)")
-    if baseline is not None:
-        from hookconf.report.baseline import apply_baseline
+    return report.model_copy(update={"config": label}) if label is not None else report
 
-        report = apply_baseline(report, baseline, str(args.baseline))
+
+def _write_outputs(report: Report, args: argparse.Namespace, several: bool = False) -> None:
+    from hookconf.report.formats import render, wants_colour
+
+    if several and args.output == OutputFormat("human"):
+        emit(f"== {report.server.name}\n")
     emit(render(report, args.output, colour=wants_colour(sys.stdout)))
+    for output, path in args.report:
+        try:
+            path.write_text(render(report, output), encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"--report {output}={path}: cannot write it ({exc.strerror})") from None
     if args.badge is not None:
         from hookconf.report.badge import write_badge
 
         write_badge(report, args.badge)
-    return _exit_code(report, args)
+
+
+def _watch(target: tuple[AuditConfig, str | None], args: argparse.Namespace) -> int:
+    from hookconf.report.formats import render, wants_colour
+    from hookconf.watch import Watcher
+
+    config, label = target
+    colour = wants_colour(sys.stdout)
+    watcher = Watcher(
+        root=args.watch,
+        audit=lambda: _audit_once(config, args, time.monotonic(), label),
+        show=lambda text: emit(text if text.endswith("\n") else text + "\n"),
+        render=lambda report: render(report, args.output, colour=colour),
+    )
+    try:
+        watcher.run()
+    except KeyboardInterrupt:
+        return EXIT_OK
+    return EXIT_OK
+
+
+def _report_output(value: str) -> tuple[StrEnum, Path]:
+    name, sep, path = value.partition("=")
+    if not sep or not path:
+        raise argparse.ArgumentTypeError(f"{value!r}: write it as FORMAT=PATH, e.g. sarif=hookconf.sarif")
+    try:
+        return OutputFormat(name), Path(path)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{name!r} is no format; the formats: {', '.join(map(str, OutputFormat))}"
+        ) from None
 
 
 def _audit(
@@ -351,10 +501,11 @@ def _exit_code(report: Report, args: argparse.Namespace) -> int:
 
 
 def _with_overrides(config: AuditConfig, args: argparse.Namespace) -> AuditConfig:
-    """--tries, --budget, --auth, -H and --spec-version change the config and are validated like it."""
+    """--tries, --budget, --timeout, --auth, -H and --spec-version change the config and are validated like it."""
     if (
         args.tries is None
         and args.budget is None
+        and args.timeout is None
         and args.auth is None
         and not args.header
         and args.spec_version is None
@@ -367,6 +518,8 @@ def _with_overrides(config: AuditConfig, args: argparse.Namespace) -> AuditConfi
         data["tries"] = args.tries
     if args.budget is not None:
         data["budgetS"] = args.budget
+    if args.timeout is not None:
+        data["timeoutMs"] = args.timeout
     if args.spec_version is not None:
         data["specVersion"] = args.spec_version
     headers = dict(data["server"].get("headers") or {})

@@ -220,9 +220,12 @@ def test_cli_exit_codes_and_json_report(run_cli: Callable[..., CliRun], write_co
 
 
 def test_cli_unknown_tool_is_a_usage_error(run_cli: Callable[..., CliRun], write_config: Callable[..., Path]) -> None:
-    run = run_cli("check", str(write_config(stdio_server("good_server.py"))), "--tool", "nope")
+    run = run_cli("check", str(write_config(stdio_server("good_server.py"))), "--tool", "nope", "-v")
     assert run.exit_code == 2
-    assert "no such tool" in run.stderr
+    assert "--tool nope: the server has no such tool; its tools: add_numbers, delete_item, get_item, list_items" in (
+        run.stderr
+    )
+    assert "compliance" not in run.stderr  # said when the tools are listed: no check ran before it
 
 
 def test_junit_has_a_testcase_per_check_and_per_suite_and_tool(broken_report: Report) -> None:

@@ -15,7 +15,7 @@ from hookconf.engine.events import SILENT, Events, Listener
 from hookconf.engine.hooks import HookHangs, audit_tools, coverage, violation_entries
 from hookconf.engine.plan import selected_suites, selected_tools
 from hookconf.era import connect
-from hookconf.errors import ServerStartError
+from hookconf.errors import ConfigError, ServerStartError
 from hookconf.report.model import (
     BudgetOutcome,
     Compliance,
@@ -82,6 +82,16 @@ class _NoCompliance:
         return None
 
 
+def unknown_tool(name: str, listed: list[JsonObject], config: AuditConfig) -> str:
+    names = ", ".join(sorted(str(tool.get("name")) for tool in listed)) or "none"
+    excluded = (
+        " (toolFilter leaves it out)"
+        if config.tool_filter is not None and any(tool.get("name") == name for tool in listed)
+        else ""
+    )
+    return f"--tool {name}: the server has no such tool{excluded}; its tools: {names}"
+
+
 def run_audit(
     config: AuditConfig, options: RunOptions, process: ServerProcess | None = None, listener: Listener | None = None
 ) -> Report:
@@ -105,6 +115,8 @@ def run_audit(
         if listing_error is not None:
             warnings.append(f"No tools audited: {listing_error}")
         tools = selected_tools(listed, config, options.tool)
+        if options.tool is not None and not tools and listing_error is None:  # said now, not after the whole audit
+            raise ConfigError(unknown_tool(options.tool, listed, config))
         startup_ms = elapsed_ms(clock.started)
         events.started(config.server.name, [str(tool.get("name")) for tool in tools], compliance.checks)
         phase = time.monotonic()
