@@ -23,6 +23,7 @@ from hookconf.errors import ConfigError
 
 if TYPE_CHECKING:
     from hookconf.config import AuditConfig
+    from hookconf.engine.events import Listener
     from hookconf.report.model import Report
     from hookconf.wire.process import ServerProcess
     from hookconf.wire.sandbox import Sandbox
@@ -46,7 +47,9 @@ class AuditOptions:
             from hookconf.checks.compliance.catalog import unknown_selectors
 
             if unknown := unknown_selectors([*self.only, *self.skip]):
-                raise ConfigError(f"only/skip: unknown category or check id {', '.join(unknown)}; see 'hookconf list'")
+                raise ConfigError(
+                    f"--only/--skip: unknown category or check id {', '.join(unknown)}; see 'hookconf list'"
+                )
 
 
 def audit(
@@ -75,7 +78,7 @@ def audit(
         if sandbox is not None:
             audited = sandbox.applied(audited)
         with spawned_server(audited.server) as process:  # first: it boots while the audit stack imports
-            return _run(audited, options, process, sandbox, started)
+            return run(audited, options, sandbox=sandbox, process=process, started=started)
 
 
 def load(config: AuditConfig | Mapping[str, Any] | str | os.PathLike[str]) -> AuditConfig:
@@ -89,15 +92,26 @@ def load(config: AuditConfig | Mapping[str, Any] | str | os.PathLike[str]) -> Au
     return load_config(Path(config))
 
 
-def _run(
-    config: AuditConfig, options: AuditOptions, process: ServerProcess | None, sandbox: Sandbox | None, started: float
+def run(
+    config: AuditConfig,
+    options: AuditOptions | None = None,
+    *,
+    sandbox: Sandbox | None = None,
+    process: ServerProcess | None = None,
+    listener: Listener | None = None,
+    started: float | None = None,
 ) -> Report:
+    """The lower half of `audit`, for a caller that prepares the server itself (the command line, the fleet's
+    worker): audit a validated config, whose server runs in `sandbox` (its changes are reported per tool) and is
+    `process` when already spawned; `listener` hears each verdict as it is decided; `started` is when the audit
+    began, if before this call (the time budget counts from it)."""
     from hookconf.engine.audit import RunOptions, run_audit
 
+    options = options or AuditOptions()
     compliance = None
     if COMPLIANCE_SUITE in options.suites:
         from hookconf.engine.compliance import ComplianceOptions
 
         compliance = ComplianceOptions(options.only, options.skip, options.lighthouse_profile)
-    run = RunOptions(suites=options.suites, tool=options.tool, compliance=compliance, sandbox=sandbox, started=started)
-    return run_audit(config, run, process)
+    plan = RunOptions(suites=options.suites, tool=options.tool, compliance=compliance, sandbox=sandbox, started=started)
+    return run_audit(config, plan, process, listener)

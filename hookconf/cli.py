@@ -460,22 +460,11 @@ def _audit(
     sandbox: Sandbox | None,
     started: float,
 ) -> Report:
-    from hookconf.engine.audit import RunOptions, run_audit
+    from hookconf.api import AuditOptions, run
 
-    # the compliance catalog is imported only for an audit that runs it or names its checks
-    if args.only or args.skip:
-        from hookconf.checks.compliance.catalog import unknown_selectors
-
-        unknown = unknown_selectors([*args.only, *args.skip])
-        if unknown:
-            raise ConfigError(f"--only/--skip: unknown category or check id {', '.join(unknown)}; see 'hookconf list'")
     suites = tuple(args.suite) if args.suite else ALL_SUITES
-    compliance = None
-    if COMPLIANCE_SUITE in suites:
-        from hookconf.engine.compliance import ComplianceOptions
-
-        compliance = ComplianceOptions(only=args.only, skip=args.skip, lighthouse_profile=args.profile == "lighthouse")
-    options = RunOptions(suites=suites, tool=args.tool, compliance=compliance, sandbox=sandbox, started=started)
+    options = AuditOptions(suites, args.tool, tuple(args.only), tuple(args.skip), args.profile == "lighthouse")
+    options.check()  # the compliance catalog is imported only for an audit that runs it or names its checks
     listener = None
     if args.verbose:
         from hookconf.report.formats import wants_colour
@@ -483,7 +472,7 @@ def _audit(
 
         listener = VerdictPrinter(sys.stderr, colour=wants_colour(sys.stderr))
     startup_done()
-    return run_audit(config, options, process, listener)
+    return run(config, options, sandbox=sandbox, process=process, listener=listener, started=started)
 
 
 def _exit_code(report: Report, args: argparse.Namespace) -> int:

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hookconf.api import run
 from hookconf.budget import FLEET_BUDGET_S
 from hookconf.config import AuditConfig, parse_config
-from hookconf.engine.audit import RunOptions, run_audit
 from hookconf.errors import HookconfError
 from hookconf.fleet.errors import InstallError, SetupError
 from hookconf.fleet.install import INSTALLERS, Installed, safe_name
@@ -95,7 +95,7 @@ def _audit_in_workdir(target: Target, installed: Installed | None, kept: list[st
             run_setup(target, values, workdir, setup_env)
             if sandbox is not None:
                 config = sandbox.applied(config)
-            return run_audit(config, RunOptions(sandbox=sandbox)).to_json()
+            return run(config, sandbox=sandbox).to_json()
     finally:
         if kept is None:
             shutil.rmtree(workdir, ignore_errors=True)
