@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,25 +97,34 @@ class FleetStore:
     def add(self, outcome: Outcome) -> None:
         """Store one outcome and commit at once: a crash after this line loses nothing."""
         with self._db:
-            self._db.execute(
-                "INSERT INTO audits (fleet, server, version, source, hookconf_version, outcome, message, "
-                "started_at, duration_s, install_s, cached_install, report_json) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    outcome.fleet,
-                    outcome.server,
-                    outcome.version,
-                    outcome.source,
-                    outcome.hookconf_version,
-                    str(outcome.kind),
-                    outcome.message,
-                    outcome.started_at,
-                    outcome.duration_s,
-                    outcome.install_s,
-                    outcome.cached_install,
-                    outcome.report_json,
-                ),
-            )
+            self._insert(outcome)
+
+    def add_many(self, outcomes: Iterable[Outcome]) -> None:
+        """Store many outcomes in one transaction (an import, a synthetic store): all or none."""
+        with self._db:
+            for outcome in outcomes:
+                self._insert(outcome)
+
+    def _insert(self, outcome: Outcome) -> None:
+        self._db.execute(
+            "INSERT INTO audits (fleet, server, version, source, hookconf_version, outcome, message, "
+            "started_at, duration_s, install_s, cached_install, report_json) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                outcome.fleet,
+                outcome.server,
+                outcome.version,
+                outcome.source,
+                outcome.hookconf_version,
+                str(outcome.kind),
+                outcome.message,
+                outcome.started_at,
+                outcome.duration_s,
+                outcome.install_s,
+                outcome.cached_install,
+                outcome.report_json,
+            ),
+        )
 
     def finished_keys(self, hookconf_version: str) -> set[tuple[str, str]]:
         """(server, version) pairs this hookconf version has a final result for."""
