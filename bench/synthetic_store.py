@@ -58,17 +58,18 @@ def synthetic_outcomes(seeds: list[tuple[str, dict[str, Any]]], audits: int, rng
 
 
 def _outcome(server: str, version: str, registry: str, seed: dict[str, Any], rng: random.Random) -> Outcome:
-    common = {
-        "fleet": "synthetic",
-        "server": server,
-        "version": version,
-        "source": registry,
-        "started_at": "2026-12-04T00:00:00Z",
-        "duration_s": round(rng.uniform(2, 120), 1),
-    }
-    if rng.random() < FAILED_SHARE:
-        return Outcome(kind=OutcomeKind.AUDIT_FAILED, message="the server exited with status 1", **common)
-    return Outcome(kind=OutcomeKind.AUDITED, report_json=json.dumps(_varied(seed, rng)), **common)
+    failed = rng.random() < FAILED_SHARE
+    return Outcome(
+        fleet="synthetic",
+        server=server,
+        version=version,
+        source=registry,
+        kind=OutcomeKind.AUDIT_FAILED if failed else OutcomeKind.AUDITED,
+        started_at="2026-12-04T00:00:00Z",
+        duration_s=round(rng.uniform(2, 120), 1),
+        message="the server exited with status 1" if failed else None,
+        report_json=None if failed else json.dumps(_varied(seed, rng)),
+    )
 
 
 def _varied(seed: dict[str, Any], rng: random.Random) -> dict[str, Any]:
