@@ -42,7 +42,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=PYTHON, default=False)
 def audit_all(session: nox.Session) -> None:
     """Install and audit every server version of the default fleet (or the manifests after --), then report."""
-    session.install("-e", ".")
+    session.install("-e", ".[parquet]")
     manifests = session.posargs or [str(DEFAULT_FLEET)]
     # Exit 1 only says that some target could not be installed or started; the report shows which.
     session.run("hookconf", "fleet", "run", *manifests, success_codes=[0, 1])
@@ -63,8 +63,8 @@ def corpus(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON, default=False)
 def report(session: nox.Session) -> None:
-    """Tables of the stored audits: reports/scores.md, regressions.md, ecosystem.md, results.csv, report.html."""
-    session.install("-e", ".")
+    """Tables of the stored audits: reports/scores.md, regressions.md, ecosystem.md, results.parquet, report.html."""
+    session.install("-e", ".[parquet]")
     session.run("hookconf", "fleet", "report", *session.posargs)
 
 
