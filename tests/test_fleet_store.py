@@ -51,7 +51,7 @@ def outcome(server: str, version: str, report_json: str | None, started_at: str 
 def schema_1_store(path: Path) -> Path:
     db = sqlite3.connect(path)
     db.executescript(SCHEMA_1)
-    rows = [
+    rows: list[tuple[object, ...]] = [
         ("stored", server, version, "npm", "0.1.0", "audited", None, "2026-12-04T00:00:00Z", 1.0, text)
         for (server, version), text in REPORTS.items()
     ]

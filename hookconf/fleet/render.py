@@ -205,58 +205,109 @@ def write_files(tables: FleetTables, out_dir: Path, store_path: Path) -> list[Pa
 
 # The chosen audits in version order drive the join (CROSS JOIN keeps them the outer loop), so SQLite streams
 # the rows in that order without sorting them all; within an audit they come in check order (by the index).
+# Each row names its audit by position; the audit's own columns are fetched once per audit and repeated.
 RESULTS_SQL = """
-SELECT a.server, a.version, r.check_name AS "check", r.suite, r.tool, r.category, r.check_id, r.required, r.graded,
-    r.status, r.code, r.title, r.duration_ms, f.score, COALESCE(f.grade, '-') AS grade, f.startup_ms,
-    f.peak_rss_bytes, f.cpu_seconds, f.audit_s
+SELECT o.position, r.check_name, r.suite, r.tool, r.category, r.check_id, r.required, r.graded, r.status, r.code,
+    r.title, r.duration_ms
 FROM temp.ordered o CROSS JOIN results r ON r.audit_id = o.audit_id
-    JOIN audits a ON a.id = o.audit_id JOIN figures f ON f.audit_id = o.audit_id
 ORDER BY o.position
 """
+AUDIT_SQL = """
+SELECT a.server, a.version, f.score, COALESCE(f.grade, '-'), f.startup_ms, f.peak_rss_bytes, f.cpu_seconds, f.audit_s
+FROM temp.ordered o JOIN audits a ON a.id = o.audit_id LEFT JOIN figures f ON f.audit_id = o.audit_id
+ORDER BY o.position
+"""
+AUDIT_NAMES = ("server", "version", "score", "grade", "startup_ms", "peak_rss_bytes", "cpu_seconds", "audit_s")
+ROW_NAMES = (
+    "check",
+    "suite",
+    "tool",
+    "category",
+    "check_id",
+    "required",
+    "graded",
+    "status",
+    "code",
+    "title",
+    "duration_ms",
+)
+RESULT_NAMES = (*AUDIT_NAMES[:2], *ROW_NAMES, *AUDIT_NAMES[2:])
 TEXT_COLUMNS = ("server", "version", "check", "suite", "tool", "category", "check_id", "status", "code", "title")
+FLAG_COLUMNS = ("required", "graded")
 
 
 def write_results(db: Any, audits: pd.DataFrame, out_dir: Path) -> Path:
     """Every check result of every stored version, in version order, read from the store in chunks: as
-    Parquet where pyarrow is installed (the parquet extra), else as CSV."""
+    Parquet where pyarrow is installed (the parquet extra; rows go from SQLite to Arrow without pandas),
+    else as CSV."""
     db.execute("DROP TABLE IF EXISTS temp.ordered")
     db.execute("CREATE TEMP TABLE ordered (position INTEGER PRIMARY KEY, audit_id INTEGER)")
     db.executemany("INSERT INTO temp.ordered VALUES (?, ?)", list(enumerate(map(int, audits["audit_id"]))))
-    chunks = (_safe_chunk(chunk) for chunk in pd.read_sql_query(RESULTS_SQL, db, chunksize=RESULTS_CHUNK))
+    audit_rows = db.execute(AUDIT_SQL).fetchall()
+    per_audit = _safe_columns(dict(zip(AUDIT_NAMES, _columns(audit_rows, AUDIT_NAMES), strict=True)))
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        return _write_csv(chunks, out_dir / "results.csv")
+        return _write_csv(_result_chunks(db), per_audit, out_dir / "results.csv")
+    types: dict[str, pa.DataType] = {column: pa.string() for column in (*TEXT_COLUMNS, "grade")}
+    types |= {column: pa.bool_() for column in FLAG_COLUMNS}
+    schema = pa.schema([(name, types.get(name, pa.float64())) for name in RESULT_NAMES])
+    audit_table = pa.table(
+        {name: pa.array(per_audit[name], type=types.get(name, pa.float64())) for name in AUDIT_NAMES}
+    )
     path = out_dir / "results.parquet"
-    fields: list[tuple[str, pa.DataType]] = [(column, pa.string()) for column in TEXT_COLUMNS]
-    fields += [(column, pa.bool_()) for column in ("required", "graded")]
-    fields += [(column, pa.float64()) for column in ("duration_ms", "score")]
-    fields += [("grade", pa.string())]
-    fields += [(column, pa.float64()) for column in ("startup_ms", "peak_rss_bytes", "cpu_seconds", "audit_s")]
-    schema = pa.schema(fields)
     with pq.ParquetWriter(path, schema) as writer:
-        for chunk in chunks:
-            writer.write_table(pa.Table.from_pandas(chunk[schema.names], schema=schema, preserve_index=False))
+        for positions, columns in _result_chunks(db):
+            repeated = audit_table.take(pa.array(positions, type=pa.int64()))
+            arrays = {name: pa.array(columns[name], type=types.get(name, pa.float64())) for name in ROW_NAMES}
+            ordered = [repeated.column(name) if name in AUDIT_NAMES else arrays[name] for name in RESULT_NAMES]
+            writer.write_table(pa.Table.from_arrays(ordered, schema=schema))
     return path
 
 
-def _write_csv(chunks: Iterator[pd.DataFrame], path: Path) -> Path:
+def _columns(rows: list[tuple[Any, ...]], names: Sequence[str]) -> list[list[Any]]:
+    if not rows:
+        return [[] for _ in names]
+    return [list(column) for column in zip(*rows, strict=True)]
+
+
+def _result_chunks(db: Any) -> Iterator[tuple[list[int], dict[str, list[Any]]]]:
+    """The result rows, RESULTS_CHUNK at a time, as columns beside the position of their audit."""
+    cursor = db.execute(RESULTS_SQL)
+    while rows := cursor.fetchmany(RESULTS_CHUNK):
+        positions, *columns = _columns(rows, ("position", *ROW_NAMES))
+        yield positions, _safe_columns(dict(zip(ROW_NAMES, columns, strict=True)))
+
+
+def _safe_columns(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """Text safe to show, worked out once per distinct value (the columns repeat a great deal, and a column
+    with nothing to change is left as it is); the flags as booleans."""
+    for name in TEXT_COLUMNS:
+        if name not in columns:
+            continue
+        changed = {
+            value: shown
+            for value in set(columns[name])
+            if isinstance(value, str) and (shown := safe_text(value)) != value
+        }
+        if changed:
+            columns[name] = [changed.get(value, value) for value in columns[name]]
+    for name in FLAG_COLUMNS:
+        if name in columns:
+            columns[name] = [None if value is None else bool(value) for value in columns[name]]
+    return columns
+
+
+def _write_csv(
+    chunks: Iterator[tuple[list[int], dict[str, list[Any]]]], per_audit: dict[str, list[Any]], path: Path
+) -> Path:
     with path.open("w", encoding="utf-8", newline="") as handle:
-        for number, chunk in enumerate(chunks):
-            csv_safe(chunk).to_csv(handle, index=False, header=number == 0)
+        for number, (positions, columns) in enumerate(chunks):
+            repeated = {name: [per_audit[name][p] for p in positions] for name in AUDIT_NAMES}
+            frame = pd.DataFrame({name: (repeated | columns)[name] for name in RESULT_NAMES})
+            csv_safe(frame).to_csv(handle, index=False, header=number == 0)
     return path
-
-
-def _safe_chunk(chunk: pd.DataFrame) -> pd.DataFrame:
-    """Text safe to show, worked out once per distinct value (the columns repeat a great deal); booleans as such."""
-    for column in TEXT_COLUMNS:
-        values = chunk[column]
-        shown = {value: safe_text(value) for value in values.dropna().unique() if isinstance(value, str)}
-        chunk[column] = values.map(shown).where(values.notna(), None)
-    for column in ("required", "graded"):
-        chunk[column] = chunk[column].map({1: True, 0: False}).astype("boolean")
-    return chunk
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -154,20 +154,31 @@ def store_tables(db: sqlite3.Connection) -> FleetTables:
     audits = stored_audits(db)
     latest = latest_audited(audits)
     _choose(db, "chosen", latest["audit_id"])
-    counts = _suite_status_counts(db)
+    tally = _status_tally(db)
+    counts = _suite_status_counts(tally)
     return FleetTables(
         audits=audits,
-        scores=scores_table(audits, _suite_points(db, latest)),
+        scores=scores_table(audits, _suite_points(tally, latest)),
         regressions=_regressions_from_store(db, audits),
         ecosystem={
             "grades": grade_distribution(latest),
             "scores": percentiles(latest, {"score": "hook score", "compliance_score": "compliance score"}),
             "failing checks": _failing_checks(db, len(latest)),
-            "suites": _suite_table(counts, _suite_servers(db)),
-            "registries": _registries(db, latest),
+            "suites": _suite_table(counts, tally.groupby("suite")["audit_id"].nunique()),
+            "registries": _registries(tally, latest),
             "resources": percentiles(latest, RESOURCE_FIGURES),
         },
         status_shares=_shares(counts),
+    )
+
+
+def _status_tally(db: sqlite3.Connection) -> pd.DataFrame:
+    """How many results of each status every chosen audit has per suite: one pass over their results, which
+    the suite points, status counts and failing shares are all summed from."""
+    return pd.read_sql_query(
+        "SELECT audit_id, suite, status, COUNT(*) AS results FROM results JOIN temp.chosen USING (audit_id) "
+        "GROUP BY audit_id, suite, status",
+        db,
     )
 
 
@@ -202,18 +213,16 @@ def _choose(db: sqlite3.Connection, table: str, audit_ids: Iterable[Any]) -> Non
     db.executemany(f"INSERT INTO temp.{table} VALUES (?)", [(int(i),) for i in audit_ids])
 
 
-def _suite_points(db: sqlite3.Connection, latest: pd.DataFrame) -> pd.DataFrame:
+def _suite_points(tally: pd.DataFrame, latest: pd.DataFrame) -> pd.DataFrame:
     """Mean status points per server and suite of the chosen audits; skips are left out, as in the hook score."""
-    frame = pd.read_sql_query(
-        f"SELECT audit_id, suite, AVG({POINTS_SQL}) AS points FROM results JOIN temp.chosen USING (audit_id) "
-        f"WHERE status IN ({SCORED}) GROUP BY audit_id, suite",
-        db,
-    )
-    if frame.empty:
+    scored = tally[tally["status"].isin(list(STATUS_POINTS))]
+    if scored.empty:
         return pd.DataFrame(index=pd.Index([], name="server"))
-    servers = latest.set_index("audit_id")["server"]
-    frame["server"] = frame["audit_id"].map(servers)
-    table = frame.pivot_table(index="server", columns="suite", values="points", aggfunc="mean")
+    points = scored["status"].map(STATUS_POINTS).astype(float) * scored["results"]
+    sums = scored.assign(points=points).groupby(["audit_id", "suite"])[["points", "results"]].sum()
+    means = (sums["points"] / sums["results"]).rename("points").reset_index()
+    means["server"] = means["audit_id"].map(latest.set_index("audit_id")["server"])
+    table = means.pivot_table(index="server", columns="suite", values="points", aggfunc="mean")
     return _suites_in_order(table).round(1)
 
 
@@ -222,24 +231,12 @@ def _suites_in_order(table: pd.DataFrame) -> pd.DataFrame:
     return table.reindex(columns=order)
 
 
-def _suite_status_counts(db: sqlite3.Connection) -> pd.DataFrame:
-    frame = pd.read_sql_query(
-        "SELECT suite, status, COUNT(*) AS results FROM results JOIN temp.chosen USING (audit_id) "
-        "GROUP BY suite, status",
-        db,
-    )
-    if frame.empty:
+def _suite_status_counts(tally: pd.DataFrame) -> pd.DataFrame:
+    if tally.empty:
         return pd.DataFrame(columns=list(STATUS_ORDER), dtype=int)
-    counts = frame.pivot_table(index="suite", columns="status", values="results", aggfunc="sum", fill_value=0)
+    counts = tally.pivot_table(index="suite", columns="status", values="results", aggfunc="sum", fill_value=0)
     statuses = [*STATUS_ORDER, *(s for s in OCCASIONAL_STATUSES if s in counts.columns)]
     return counts.reindex(columns=statuses, fill_value=0).astype(int).rename_axis(index=None, columns=None)
-
-
-def _suite_servers(db: sqlite3.Connection) -> pd.Series:
-    rows = db.execute(
-        "SELECT suite, COUNT(DISTINCT audit_id) FROM results JOIN temp.chosen USING (audit_id) GROUP BY suite"
-    )
-    return pd.Series(dict(rows.fetchall()), dtype=int)
 
 
 def _shares(counts: pd.DataFrame) -> pd.DataFrame:
@@ -267,15 +264,10 @@ def _failing_checks(db: sqlite3.Connection, servers: int) -> pd.DataFrame:
     return ordered.head(TOP_FAILING_CHECKS).reset_index(drop=True)[["finding", "title", "servers", "share"]]
 
 
-def _registries(db: sqlite3.Connection, latest: pd.DataFrame) -> pd.DataFrame:
+def _registries(tally: pd.DataFrame, latest: pd.DataFrame) -> pd.DataFrame:
     """Per registry (and so language, where the registry says it): the servers, their median scores, their
     grades and the share of them failing at least one check."""
-    failing = {
-        int(row[0])
-        for row in db.execute(
-            "SELECT DISTINCT audit_id FROM results JOIN temp.chosen USING (audit_id) WHERE status = 'fail'"
-        )
-    }
+    failing = set(tally.loc[tally["status"] == "fail", "audit_id"])
     columns = ["registry", "language", "servers", "hook median", "compliance median", *GRADE_ORDER, "failing %"]
     rows = []
     for registry, group in latest.groupby("source", sort=True):
@@ -302,12 +294,15 @@ def _regressions_from_store(db: sqlite3.Connection, audits: pd.DataFrame) -> pd.
     db.executemany("INSERT INTO temp.pairs VALUES (?, ?)", [(o["audit_id"], n["audit_id"]) for _, o, n in pairs])
     _choose(db, "paired", {i for _, o, n in pairs for i in (o["audit_id"], n["audit_id"])})
     db.execute("DROP TABLE IF EXISTS temp.worst")
+    db.execute(
+        "CREATE TEMP TABLE worst (audit_id INTEGER, check_name TEXT, status TEXT, code TEXT, severity INTEGER, "
+        "PRIMARY KEY (audit_id, check_name)) WITHOUT ROWID"
+    )
     # the worst status of each check per audit; a tie keeps the first result (the index keeps insert order)
     db.execute(
-        f"CREATE TEMP TABLE worst AS SELECT audit_id, check_name, status, code, MAX({SEVERITY_SQL}) AS severity "
+        f"INSERT INTO temp.worst SELECT audit_id, check_name, status, code, MAX({SEVERITY_SQL}) "
         "FROM results WHERE audit_id IN (SELECT audit_id FROM temp.paired) GROUP BY audit_id, check_name"
     )
-    db.execute("CREATE INDEX temp.worst_by_check ON worst (audit_id, check_name)")
     changed = db.execute(
         "SELECT p.old_id, p.new_id, o.check_name, o.status, o.code, n.status, n.code FROM temp.pairs p "
         "JOIN temp.worst o ON o.audit_id = p.old_id "
@@ -329,12 +324,12 @@ def _regressions_from_store(db: sqlite3.Connection, audits: pd.DataFrame) -> pd.
 
 
 def _version_pairs(audits: pd.DataFrame) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """Consecutive audited versions of each server (the frame is in version order, servers together)."""
     audited = audits[audits["outcome"] == AUDITED]
-    pairs: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
-    for server, versions in audited.groupby("server", sort=True):
-        records: list[dict[str, Any]] = [{str(k): v for k, v in r.items()} for r in versions.to_dict("records")]
-        pairs.extend((str(server), old, new) for old, new in itertools.pairwise(records))
-    return pairs
+    records: list[dict[str, Any]] = [{str(k): v for k, v in r.items()} for r in audited.to_dict("records")]
+    return [
+        (str(old["server"]), old, new) for old, new in itertools.pairwise(records) if old["server"] == new["server"]
+    ]
 
 
 def _worse_and_better(
@@ -443,21 +438,20 @@ def scores_table(audits: pd.DataFrame, suites: pd.DataFrame) -> pd.DataFrame:
     """A row per server: its latest and previous stored versions with their cells, how many versions the store
     has, and the suites of its latest audited version (`hookconf fleet report --server NAME` shows them all)."""
     cells = audits.assign(cell=[score_cell(row) for row in audits.itertuples()])
-    rows = []
-    for server, versions in cells.groupby("server", sort=True):
-        newest = versions.iloc[-1]
-        previous = versions.iloc[-2] if len(versions) > 1 else None
-        rows.append(
-            {
-                "server": server,
-                "versions": len(versions),
-                "latest": newest["version"],
-                "latest audit": newest["cell"],
-                "previous": "" if previous is None else previous["version"],
-                "previous audit": "" if previous is None else previous["cell"],
-            }
-        )
-    return pd.DataFrame(rows, columns=SCORE_COLUMNS).set_index("server").join(suites).reset_index()
+    by_server = cells.groupby("server", sort=True)
+    newest = by_server.tail(1).set_index("server")
+    previous = cells[by_server.cumcount(ascending=False) == 1].set_index("server")
+    table = pd.DataFrame(
+        {
+            "versions": by_server.size(),
+            "latest": newest["version"],
+            "latest audit": newest["cell"],
+            "previous": previous["version"],
+            "previous audit": previous["cell"],
+        }
+    ).rename_axis("server")
+    table[["previous", "previous audit"]] = table[["previous", "previous audit"]].fillna("")
+    return table.join(suites).reset_index()[[*SCORE_COLUMNS, *suites.columns]]
 
 
 SCORE_COLUMNS = ["server", "versions", "latest", "latest audit", "previous", "previous audit"]
