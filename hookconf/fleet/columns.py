@@ -42,19 +42,8 @@ FIGURE_COLUMNS = (
     "compliance_s",
     "budget_cut",
 )
-RESULT_COLUMNS = (
-    "check_name",
-    "suite",
-    "tool",
-    "check_id",
-    "code",
-    "status",
-    "category",
-    "required",
-    "graded",
-    "duration_ms",
-    "title",
-)
+# what a result says about its check (the same for every audit that ran that check and got that code)
+CHECK_COLUMNS = ("check_name", "suite", "tool", "check_id", "code", "category", "required", "graded", "title")
 
 
 @dataclass(frozen=True)
@@ -62,7 +51,7 @@ class AuditRows:
     """One report as the store's column tables hold it."""
 
     figures: tuple[Any, ...]  # in FIGURE_COLUMNS order
-    results: list[tuple[Any, ...]]  # in RESULT_COLUMNS order
+    results: list[tuple[tuple[Any, ...], str | None, float | None]]  # (check as CHECK_COLUMNS, status, ms)
     tools: tuple[str, ...]  # the listed tools' names (none when tools_known is false)
 
 
@@ -91,20 +80,19 @@ def audit_rows(report: Mapping[str, Any]) -> AuditRows:
     return AuditRows(tuple(figures[column] for column in FIGURE_COLUMNS), results, tools or ())
 
 
-def _result_row(entry: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (
+def _result_row(entry: Mapping[str, Any]) -> tuple[tuple[Any, ...], str | None, float | None]:
+    check = (
         check_name(entry),
         entry.get("suite"),
         entry.get("tool"),
         entry.get("id"),
         entry.get("code"),
-        entry.get("status"),
         entry.get("category"),
         entry.get("required"),
         entry.get("graded"),
-        entry.get("durationMs"),
         entry.get("title"),
     )
+    return check, entry.get("status"), entry.get("durationMs")
 
 
 def check_name(entry: Mapping[str, Any]) -> str:

@@ -11,6 +11,7 @@ import io
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -205,10 +206,10 @@ def write_files(tables: FleetTables, out_dir: Path, store_path: Path) -> list[Pa
 
 # The chosen audits in version order drive the join (CROSS JOIN keeps them the outer loop), so SQLite streams
 # the rows in that order without sorting them all; within an audit they come in check order (by the index).
-# Each row names its audit by position; the audit's own columns are fetched once per audit and repeated.
+# A row is only its audit's position, its check's id, its status and duration: the audit's columns and the
+# check's are fetched once each and repeated by Arrow (or by the CSV writer).
 RESULTS_SQL = """
-SELECT o.position, r.check_name, r.suite, r.tool, r.category, r.check_id, r.required, r.graded, r.status, r.code,
-    r.title, r.duration_ms
+SELECT o.position, r.check_ref, r.status, r.duration_ms
 FROM temp.ordered o CROSS JOIN results r ON r.audit_id = o.audit_id
 ORDER BY o.position
 """
@@ -217,8 +218,12 @@ SELECT a.server, a.version, f.score, COALESCE(f.grade, '-'), f.startup_ms, f.pea
 FROM temp.ordered o JOIN audits a ON a.id = o.audit_id LEFT JOIN figures f ON f.audit_id = o.audit_id
 ORDER BY o.position
 """
+CHECKS_SQL = "SELECT id, check_name, suite, tool, category, check_id, required, graded, code, title FROM checks"
 AUDIT_NAMES = ("server", "version", "score", "grade", "startup_ms", "peak_rss_bytes", "cpu_seconds", "audit_s")
-ROW_NAMES = (
+CHECK_NAMES = ("check", "suite", "tool", "category", "check_id", "required", "graded", "code", "title")
+RESULT_NAMES = (
+    "server",
+    "version",
     "check",
     "suite",
     "tool",
@@ -230,69 +235,84 @@ ROW_NAMES = (
     "code",
     "title",
     "duration_ms",
+    *AUDIT_NAMES[2:],
 )
-RESULT_NAMES = (*AUDIT_NAMES[:2], *ROW_NAMES, *AUDIT_NAMES[2:])
 TEXT_COLUMNS = ("server", "version", "check", "suite", "tool", "category", "check_id", "status", "code", "title")
 FLAG_COLUMNS = ("required", "graded")
 
 
+@dataclass(frozen=True)
+class ResultChunk:
+    positions: list[int]  # of each row's audit in the audits frame
+    checks: list[int]  # of each row's check in the checks' columns
+    statuses: list[str | None]
+    durations: list[float | None]
+
+
 def write_results(db: Any, audits: pd.DataFrame, out_dir: Path) -> Path:
     """Every check result of every stored version, in version order, read from the store in chunks: as
-    Parquet where pyarrow is installed (the parquet extra; rows go from SQLite to Arrow without pandas),
-    else as CSV."""
+    Parquet where pyarrow is installed (the parquet extra), else as CSV."""
     db.execute("DROP TABLE IF EXISTS temp.ordered")
     db.execute("CREATE TEMP TABLE ordered (position INTEGER PRIMARY KEY, audit_id INTEGER)")
     db.executemany("INSERT INTO temp.ordered VALUES (?, ?)", list(enumerate(map(int, audits["audit_id"]))))
-    audit_rows = db.execute(AUDIT_SQL).fetchall()
-    per_audit = _safe_columns(dict(zip(AUDIT_NAMES, _columns(audit_rows, AUDIT_NAMES), strict=True)))
+    per_audit = _safe_columns(dict(zip(AUDIT_NAMES, _columns(db.execute(AUDIT_SQL).fetchall(), 8), strict=True)))
+    check_ids, *check_columns = _columns(db.execute(CHECKS_SQL).fetchall(), 1 + len(CHECK_NAMES))
+    per_check = _safe_columns(dict(zip(CHECK_NAMES, check_columns, strict=True)))
+    row_of_check = {int(check_id): row for row, check_id in enumerate(check_ids)}
+    chunks = _result_chunks(db, row_of_check)
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        return _write_csv(_result_chunks(db), per_audit, out_dir / "results.csv")
+        return _write_csv(chunks, per_audit, per_check, out_dir / "results.csv")
     types: dict[str, pa.DataType] = {column: pa.string() for column in (*TEXT_COLUMNS, "grade")}
     types |= {column: pa.bool_() for column in FLAG_COLUMNS}
     schema = pa.schema([(name, types.get(name, pa.float64())) for name in RESULT_NAMES])
     audit_table = pa.table(
-        {name: pa.array(per_audit[name], type=types.get(name, pa.float64())) for name in AUDIT_NAMES}
+        {name: pa.array(per_audit[name], type=types[name] if name in types else pa.float64()) for name in AUDIT_NAMES}
     )
+    check_table = pa.table({name: pa.array(per_check[name], type=types[name]) for name in CHECK_NAMES})
     path = out_dir / "results.parquet"
     with pq.ParquetWriter(path, schema) as writer:
-        for positions, columns in _result_chunks(db):
-            repeated = audit_table.take(pa.array(positions, type=pa.int64()))
-            arrays = {name: pa.array(columns[name], type=types.get(name, pa.float64())) for name in ROW_NAMES}
-            ordered = [repeated.column(name) if name in AUDIT_NAMES else arrays[name] for name in RESULT_NAMES]
-            writer.write_table(pa.Table.from_arrays(ordered, schema=schema))
+        for chunk in chunks:
+            by_audit = audit_table.take(pa.array(chunk.positions, type=pa.int64()))
+            by_check = check_table.take(pa.array(chunk.checks, type=pa.int64()))
+            own: dict[str, pa.Array[Any] | pa.ChunkedArray[Any]] = {
+                "status": pa.array(_safe_list(chunk.statuses), type=pa.string()),
+                "duration_ms": pa.array(chunk.durations, type=pa.float64()),
+            }
+            own |= {name: by_audit.column(name) for name in AUDIT_NAMES}
+            own |= {name: by_check.column(name) for name in CHECK_NAMES}
+            arrays = [own[name] for name in RESULT_NAMES]
+            writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
     return path
 
 
-def _columns(rows: list[tuple[Any, ...]], names: Sequence[str]) -> list[list[Any]]:
+def _columns(rows: list[tuple[Any, ...]], width: int) -> list[list[Any]]:
     if not rows:
-        return [[] for _ in names]
+        return [[] for _ in range(width)]
     return [list(column) for column in zip(*rows, strict=True)]
 
 
-def _result_chunks(db: Any) -> Iterator[tuple[list[int], dict[str, list[Any]]]]:
-    """The result rows, RESULTS_CHUNK at a time, as columns beside the position of their audit."""
+def _result_chunks(db: Any, row_of_check: Mapping[int, int]) -> Iterator[ResultChunk]:
     cursor = db.execute(RESULTS_SQL)
     while rows := cursor.fetchmany(RESULTS_CHUNK):
-        positions, *columns = _columns(rows, ("position", *ROW_NAMES))
-        yield positions, _safe_columns(dict(zip(ROW_NAMES, columns, strict=True)))
+        positions, check_refs, statuses, durations = _columns(rows, 4)
+        yield ResultChunk(positions, [row_of_check[ref] for ref in check_refs], statuses, durations)
+
+
+def _safe_list(values: list[Any]) -> list[Any]:
+    """Text safe to show, worked out once per distinct value (the columns repeat a great deal); a list with
+    nothing to change is returned as it is."""
+    changed = {value: shown for value in set(values) if isinstance(value, str) and (shown := safe_text(value)) != value}
+    return [changed.get(value, value) for value in values] if changed else values
 
 
 def _safe_columns(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
-    """Text safe to show, worked out once per distinct value (the columns repeat a great deal, and a column
-    with nothing to change is left as it is); the flags as booleans."""
+    """The text columns safe to show, the flags as booleans."""
     for name in TEXT_COLUMNS:
-        if name not in columns:
-            continue
-        changed = {
-            value: shown
-            for value in set(columns[name])
-            if isinstance(value, str) and (shown := safe_text(value)) != value
-        }
-        if changed:
-            columns[name] = [changed.get(value, value) for value in columns[name]]
+        if name in columns:
+            columns[name] = _safe_list(columns[name])
     for name in FLAG_COLUMNS:
         if name in columns:
             columns[name] = [None if value is None else bool(value) for value in columns[name]]
@@ -300,12 +320,14 @@ def _safe_columns(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
 
 
 def _write_csv(
-    chunks: Iterator[tuple[list[int], dict[str, list[Any]]]], per_audit: dict[str, list[Any]], path: Path
+    chunks: Iterator[ResultChunk], per_audit: dict[str, list[Any]], per_check: dict[str, list[Any]], path: Path
 ) -> Path:
     with path.open("w", encoding="utf-8", newline="") as handle:
-        for number, (positions, columns) in enumerate(chunks):
-            repeated = {name: [per_audit[name][p] for p in positions] for name in AUDIT_NAMES}
-            frame = pd.DataFrame({name: (repeated | columns)[name] for name in RESULT_NAMES})
+        for number, chunk in enumerate(chunks):
+            columns = {name: [per_audit[name][p] for p in chunk.positions] for name in AUDIT_NAMES}
+            columns |= {name: [per_check[name][c] for c in chunk.checks] for name in CHECK_NAMES}
+            columns |= {"status": _safe_list(chunk.statuses), "duration_ms": chunk.durations}
+            frame = pd.DataFrame({name: columns[name] for name in RESULT_NAMES})
             csv_safe(frame).to_csv(handle, index=False, header=number == 0)
     return path
 

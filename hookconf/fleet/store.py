@@ -4,9 +4,10 @@ Rows are never updated: ``--force`` adds a newer row beside the old one, and the
 newest row per (server, version). Only the fleet process writes, so workers never contend.
 
 Each audit keeps its report as JSON (for render and diff), and from schema 2 on its figures, check results
-and listed tools also as rows of their own tables (`figures`, `results`, `tools`), written in the same
-transaction: the fleet report reads those columns with SQL and parses no report. A store of schema 1 gets
-them filled from its reports when it is opened (nothing else changes; running it twice does nothing more).
+and listed tools also as rows of their own tables (`figures`, `results`, `tools`; a result names its check
+by an id into `checks`, which describes each distinct check once), written in the same transaction: the
+fleet report reads those columns with SQL and parses no report. A store of schema 1 gets them filled from
+its reports when it is opened (nothing else changes; running it twice does nothing more).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hookconf.fleet.columns import FIGURE_COLUMNS, RESULT_COLUMNS, AuditRows, audit_rows
+from hookconf.fleet.columns import CHECK_COLUMNS, FIGURE_COLUMNS, AuditRows, audit_rows
 from hookconf.fleet.errors import StoreError
 from hookconf.fleet.outcome import Outcome, OutcomeKind
 
@@ -67,21 +68,30 @@ CREATE TABLE IF NOT EXISTS figures (
     compliance_s REAL,
     budget_cut INTEGER
 );
-CREATE TABLE IF NOT EXISTS results (
-    audit_id INTEGER NOT NULL REFERENCES audits (id),
+CREATE TABLE IF NOT EXISTS checks (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
     check_name TEXT NOT NULL,
     suite TEXT,
     tool TEXT,
     check_id TEXT,
     code TEXT,
-    status TEXT,
     category TEXT,
     required INTEGER,
     graded INTEGER,
-    duration_ms REAL,
     title TEXT
 );
-CREATE INDEX IF NOT EXISTS results_by_audit ON results (audit_id, check_name);
+CREATE TABLE IF NOT EXISTS results (
+    audit_id INTEGER NOT NULL REFERENCES audits (id),
+    check_name TEXT NOT NULL,
+    entry INTEGER NOT NULL,
+    check_ref INTEGER NOT NULL REFERENCES checks (id),
+    suite TEXT,
+    status TEXT,
+    code TEXT,
+    duration_ms REAL,
+    PRIMARY KEY (audit_id, check_name, entry)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tools (
     audit_id INTEGER NOT NULL REFERENCES audits (id),
     name TEXT NOT NULL
@@ -89,7 +99,11 @@ CREATE TABLE IF NOT EXISTS tools (
 CREATE INDEX IF NOT EXISTS tools_by_audit ON tools (audit_id);
 """
 INSERT_FIGURES = f"INSERT INTO figures (audit_id, {', '.join(FIGURE_COLUMNS)}) VALUES (?{', ?' * len(FIGURE_COLUMNS)})"
-INSERT_RESULTS = f"INSERT INTO results (audit_id, {', '.join(RESULT_COLUMNS)}) VALUES (?{', ?' * len(RESULT_COLUMNS)})"
+INSERT_CHECK = f"INSERT OR IGNORE INTO checks (key, {', '.join(CHECK_COLUMNS)}) VALUES (?{', ?' * len(CHECK_COLUMNS)})"
+INSERT_RESULT = (
+    "INSERT INTO results (audit_id, check_name, entry, check_ref, suite, status, code, duration_ms) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 @dataclass(frozen=True)
@@ -115,6 +129,7 @@ class FleetStore:
                 "or pass --store with the file a run wrote"
             )
         self.path = path
+        self._check_ids: dict[str, int] = {}  # check key -> id in `checks`, of rows committed or being written
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, timeout=30)
@@ -160,14 +175,17 @@ class FleetStore:
 
     def add(self, outcome: Outcome) -> None:
         """Store one outcome and commit at once: a crash after this line loses nothing."""
-        with self._db:
-            self._insert(outcome)
+        self.add_many([outcome])
 
     def add_many(self, outcomes: Iterable[Outcome]) -> None:
         """Store many outcomes in one transaction (an import, a synthetic store): all or none."""
-        with self._db:
-            for outcome in outcomes:
-                self._insert(outcome)
+        try:
+            with self._db:
+                for outcome in outcomes:
+                    self._insert(outcome)
+        except BaseException:
+            self._check_ids.clear()  # the checks this transaction added are gone with it
+            raise
 
     def _insert(self, outcome: Outcome) -> None:
         cursor = self._db.execute(
@@ -195,8 +213,22 @@ class FleetStore:
     def _write_columns(self, audit_id: int, report: dict[str, Any]) -> None:
         rows: AuditRows = audit_rows(report)
         self._db.execute(INSERT_FIGURES, (audit_id, *rows.figures))
-        self._db.executemany(INSERT_RESULTS, [(audit_id, *result) for result in rows.results])
+        results = []
+        for entry, (check, status, duration_ms) in enumerate(rows.results):
+            name, suite, _, _, code, *_ = check
+            results.append((audit_id, name, entry, self._check_ref(check), suite, status, code, duration_ms))
+        self._db.executemany(INSERT_RESULT, results)
         self._db.executemany("INSERT INTO tools (audit_id, name) VALUES (?, ?)", [(audit_id, n) for n in rows.tools])
+
+    def _check_ref(self, check: tuple[Any, ...]) -> int:
+        """The id of this check as `checks` describes it (what it checks, its code and title), added if new:
+        the results of every audit share one row per distinct check, and are stored and read as small ids."""
+        key = json.dumps(check)
+        if key not in self._check_ids:
+            self._db.execute(INSERT_CHECK, (key, *check))
+            found = self._db.execute("SELECT id FROM checks WHERE key = ?", (key,)).fetchone()
+            self._check_ids[key] = int(found[0])
+        return self._check_ids[key]
 
     @property
     def connection(self) -> sqlite3.Connection:

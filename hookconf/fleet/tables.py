@@ -254,9 +254,9 @@ def _rows_in_suite_order(frame: pd.DataFrame) -> pd.DataFrame:
 def _failing_checks(db: sqlite3.Connection, servers: int) -> pd.DataFrame:
     """Failing checks by code (compliance checks by id), with the share of servers failing each."""
     frame = pd.read_sql_query(
-        "SELECT COALESCE(check_id, code, check_name) AS finding, MIN(title) AS title, "
-        "COUNT(DISTINCT audit_id) AS servers FROM results JOIN temp.chosen USING (audit_id) "
-        "WHERE status = 'fail' GROUP BY finding",
+        "SELECT COALESCE(c.check_id, r.code, r.check_name) AS finding, MIN(c.title) AS title, "
+        "COUNT(DISTINCT r.audit_id) AS servers FROM results r JOIN temp.chosen USING (audit_id) "
+        "JOIN checks c ON c.id = r.check_ref WHERE r.status = 'fail' GROUP BY finding",
         db,
     )
     frame["share"] = 100 * frame["servers"] / max(servers, 1)
@@ -298,7 +298,7 @@ def _regressions_from_store(db: sqlite3.Connection, audits: pd.DataFrame) -> pd.
         "CREATE TEMP TABLE worst (audit_id INTEGER, check_name TEXT, status TEXT, code TEXT, severity INTEGER, "
         "PRIMARY KEY (audit_id, check_name)) WITHOUT ROWID"
     )
-    # the worst status of each check per audit; a tie keeps the first result (the index keeps insert order)
+    # the worst status of each check per audit; a tie keeps the first result (the key orders them as reported)
     db.execute(
         f"INSERT INTO temp.worst SELECT audit_id, check_name, status, code, MAX({SEVERITY_SQL}) "
         "FROM results WHERE audit_id IN (SELECT audit_id FROM temp.paired) GROUP BY audit_id, check_name"
