@@ -485,15 +485,6 @@ def _time_text(row: Any) -> str:
     return f" · {row.audit_s:.1f} s{cut}"
 
 
-def suite_points(results: pd.DataFrame) -> pd.DataFrame:
-    """Mean status points per server and suite; skips are left out, as in the hook score."""
-    scored = results[results["status"].isin(list(STATUS_POINTS))]
-    points = scored.assign(points=scored["status"].map(STATUS_POINTS).astype(float))
-    table = points.pivot_table(index="server", columns="suite", values="points", aggfunc="mean")
-    order = [s for s in HOOK_SUITES if s in table.columns] + sorted(set(table.columns) - set(HOOK_SUITES))
-    return table.reindex(columns=order).round(1)
-
-
 REGRESSION_COLUMNS = [
     "server",
     "from",
@@ -616,24 +607,6 @@ def _delta(old: Any, new: Any) -> float | None:
     return round(float(new) - float(old), 1)
 
 
-def ecosystem_tables(latest: pd.DataFrame, latest_results: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    return {
-        "grades": grade_distribution(latest),
-        "scores": percentiles(latest, {"score": "hook score", "compliance_score": "compliance score"}),
-        "failing checks": failing_checks(latest, latest_results),
-        "suites": suite_statuses(latest_results),
-        "resources": percentiles(
-            latest,
-            {
-                "startup_ms": "start-up (ms)",
-                "peak_rss_mib": "peak RSS (MiB)",
-                "cpu_seconds": "CPU (s)",
-                "audit_s": "audit time (s)",
-            },
-        ),
-    }
-
-
 def grade_distribution(latest: pd.DataFrame) -> pd.DataFrame:
     counts = latest["grade"].value_counts()
     total = max(len(latest), 1)
@@ -666,16 +639,6 @@ def percentiles(latest: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFram
     return pd.DataFrame(rows, columns=["figure", "servers", "min", "p25", "median", "p75", "max"])
 
 
-def failing_checks(latest: pd.DataFrame, latest_results: pd.DataFrame) -> pd.DataFrame:
-    """Failing checks by code (compliance checks by id), with the share of servers failing each."""
-    failed = latest_results[latest_results["status"] == "fail"]
-    failed = failed.assign(finding=failed["check_id"].fillna(failed["code"]).fillna(failed["check"]))
-    grouped = failed.groupby("finding").agg(title=("title", "first"), servers=("server", "nunique"))
-    grouped["share"] = 100 * grouped["servers"] / max(len(latest), 1)
-    ordered = grouped.sort_values(["servers", "finding"], ascending=[False, True], kind="stable")
-    return ordered.head(TOP_FAILING_CHECKS).reset_index()[["finding", "title", "servers", "share"]]
-
-
 def suite_statuses(latest_results: pd.DataFrame) -> pd.DataFrame:
     """Per suite: the servers it judged, its results, how many of them ended in each status and that
     status's share of the suite's results (skips included, so the shares add up to 100)."""
@@ -698,10 +661,3 @@ def status_counts(latest_results: pd.DataFrame) -> pd.DataFrame:
     counts = pd.crosstab(latest_results["suite"], latest_results["status"])
     statuses = [*STATUS_ORDER, *(s for s in OCCASIONAL_STATUSES if s in counts.columns)]
     return counts.reindex(columns=statuses, fill_value=0).rename_axis(index=None, columns=None)
-
-
-def status_shares(latest_results: pd.DataFrame) -> pd.DataFrame:
-    """Share of each status per suite (skips included): the data of the status chart."""
-    counts = status_counts(latest_results)
-    shares = counts.div(counts.sum(axis=1), axis=0) * 100
-    return shares.loc[:, counts.sum() > 0]
