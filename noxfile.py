@@ -42,7 +42,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=PYTHON, default=False)
 def audit_all(session: nox.Session) -> None:
     """Install and audit every server version of the default fleet (or the manifests after --), then report."""
-    session.install("-e", ".[parquet]")
+    session.install("-e", ".[fleet]")
     manifests = session.posargs or [str(DEFAULT_FLEET)]
     # Exit 1 only says that some target could not be installed or started; the report shows which.
     session.run("hookconf", "fleet", "run", *manifests, success_codes=[0, 1])
@@ -54,7 +54,7 @@ def corpus(session: nox.Session) -> None:
     """Audit the corpus of real servers into reports/corpus.sqlite and print the verdict ledger's status.
 
     Arguments after -- go to `hookconf fleet run` (e.g. `--force` after a change to the checks)."""
-    session.install("-e", ".")
+    session.install("-e", ".[fleet]")
     session.run(
         "hookconf", "fleet", "run", str(CORPUS), "--store", CORPUS_STORE, *session.posargs, success_codes=[0, 1]
     )
@@ -64,7 +64,7 @@ def corpus(session: nox.Session) -> None:
 @nox.session(python=PYTHON, default=False)
 def report(session: nox.Session) -> None:
     """Tables of the stored audits: reports/scores.md, regressions.md, ecosystem.md, results.parquet, report.html."""
-    session.install("-e", ".[parquet]")
+    session.install("-e", ".[fleet]")
     session.run("hookconf", "fleet", "report", *session.posargs)
 
 
@@ -73,7 +73,7 @@ def speed(session: nox.Session) -> None:
     """hookconf beside mcp-lighthouse 0.4.0 and the floor on every target of both fleets, and issue 15's targets.
 
     Arguments after -- go to bench/speed.py (e.g. `--rounds 1 --only server-memory --json speed.json`)."""
-    session.install("-e", ".")
+    session.install("-e", ".[fleet]")
     session.run("python", "bench/speed.py", *session.posargs)
 
 
@@ -100,7 +100,7 @@ def _declared_targets(manifest: Path) -> list[tuple[str, str]]:
 
 def _audit_one(manifest: Path, server: str, version: str) -> Callable[[nox.Session], None]:
     def audit(session: nox.Session) -> None:
-        session.install("-e", ".")
+        session.install("-e", ".[fleet]")
         store = ["--store", CORPUS_STORE] if manifest == CORPUS else []
         session.run(
             "hookconf",

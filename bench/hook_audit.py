@@ -65,7 +65,7 @@ def floor_client() -> None:
 def hookconf_audit() -> None:
     from hookconf import HOOK_SUITES
     from hookconf.config import parse_config
-    from hookconf.runner import RunOptions, run_audit
+    from hookconf.engine.audit import RunOptions, run_audit
 
     config = parse_config(
         {"server": {"name": "good", "command": sys.executable, "args": [str(GOOD_SERVER)]}, "probes": PROBES}

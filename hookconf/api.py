@@ -64,7 +64,7 @@ def audit(
     compliance checks by category or id, `lighthouse_profile` weighs the grade's categories as mcp-lighthouse does.
     A server hookconf starts runs in an audit sandbox that is removed afterwards.
     """
-    from hookconf.wire.process import start_server
+    from hookconf.engine.server import spawned_server
     from hookconf.wire.sandbox import audit_sandbox
 
     started = time.monotonic()
@@ -74,12 +74,8 @@ def audit(
     with audit_sandbox(audited.server) as sandbox:
         if sandbox is not None:
             audited = sandbox.applied(audited)
-        process = start_server(audited.server)  # first: it boots while the audit stack imports
-        try:
+        with spawned_server(audited.server) as process:  # first: it boots while the audit stack imports
             return _run(audited, options, process, sandbox, started)
-        finally:
-            if process is not None:
-                process.stop()
 
 
 def load(config: AuditConfig | Mapping[str, Any] | str | os.PathLike[str]) -> AuditConfig:
@@ -96,11 +92,11 @@ def load(config: AuditConfig | Mapping[str, Any] | str | os.PathLike[str]) -> Au
 def _run(
     config: AuditConfig, options: AuditOptions, process: ServerProcess | None, sandbox: Sandbox | None, started: float
 ) -> Report:
-    from hookconf.runner import RunOptions, run_audit
+    from hookconf.engine.audit import RunOptions, run_audit
 
     compliance = None
     if COMPLIANCE_SUITE in options.suites:
-        from hookconf.compliance_runner import ComplianceOptions
+        from hookconf.engine.compliance import ComplianceOptions
 
         compliance = ComplianceOptions(options.only, options.skip, options.lighthouse_profile)
     run = RunOptions(suites=options.suites, tool=options.tool, compliance=compliance, sandbox=sandbox, started=started)

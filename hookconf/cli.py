@@ -40,6 +40,8 @@ GRADES = ("A", "B", "C", "D", "F")
 EXIT_OK = 0
 EXIT_FAILURES = 1
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
+# What `pip install 'hookconf[fleet]'` adds: `hookconf fleet` needs it, a single server's audit does not.
+FLEET_EXTRA_MODULES = frozenset({"packaging", "pandas", "tabulate", "matplotlib", "uv"})
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -105,6 +107,14 @@ def _run(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("hookconf: interrupted", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] not in FLEET_EXTRA_MODULES:
+            raise
+        print(
+            f"hookconf: this command needs the fleet extra ({exc.name} is missing): pip install 'hookconf[fleet]'",
+            file=sys.stderr,
+        )
+        return ConfigError.exit_code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -146,7 +156,7 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         dest="output",
         type=OutputFormat,
         choices=list(OutputFormat),
-        default=OutputFormat.HUMAN,
+        default=OutputFormat("human"),
         help="report format on stdout",
     )
     check.add_argument(
@@ -164,6 +174,9 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SECONDS",
         help="time budget of the audit (budgetS in the config; 0: none): checked before each tool's "
         "suites and each compliance check, what it leaves undone is skipped, never failed",
+    )
+    check.add_argument(
+        "-v", "--verbose", action="store_true", help="print each verdict to stderr as the audit reaches it"
     )
     check.add_argument("--badge", type=Path, metavar="PATH", help="also write an SVG badge with grade and score")
     check.add_argument(
@@ -256,7 +269,7 @@ def _add_init(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 def run_check(args: argparse.Namespace) -> int:
     from hookconf.config import load_config
-    from hookconf.wire.process import start_server
+    from hookconf.engine.server import spawned_server
     from hookconf.wire.sandbox import audit_sandbox
 
     started = time.monotonic()  # the budget and the report's start-up time count from here
@@ -270,12 +283,8 @@ def run_check(args: argparse.Namespace) -> int:
         if sandbox is not None:
             config = sandbox.applied(config)
         # Servers take 0.3-1.2 s to boot: spawn it first, so that it boots while the audit stack imports.
-        process = start_server(config.server)
-        try:
+        with spawned_server(config.server) as process:
             report = _audit(config, args, process, sandbox, started)
-        finally:
-            if process is not None:
-                process.stop()  # a no-op once the audit has stopped it
     if sandbox is not None and args.keep_workdir:
         print(f"hookconf: the server's sandbox is kept at {sandbox.root}", file=sys.stderr)
     from hookconf.report.formats import render, wants_colour
@@ -301,7 +310,7 @@ def _audit(
     sandbox: Sandbox | None,
     started: float,
 ) -> Report:
-    from hookconf.runner import RunOptions, run_audit
+    from hookconf.engine.audit import RunOptions, run_audit
 
     # the compliance catalog is imported only for an audit that runs it or names its checks
     if args.only or args.skip:
@@ -313,12 +322,18 @@ def _audit(
     suites = tuple(args.suite) if args.suite else ALL_SUITES
     compliance = None
     if COMPLIANCE_SUITE in suites:
-        from hookconf.compliance_runner import ComplianceOptions
+        from hookconf.engine.compliance import ComplianceOptions
 
         compliance = ComplianceOptions(only=args.only, skip=args.skip, lighthouse_profile=args.profile == "lighthouse")
     options = RunOptions(suites=suites, tool=args.tool, compliance=compliance, sandbox=sandbox, started=started)
+    listener = None
+    if args.verbose:
+        from hookconf.report.formats import wants_colour
+        from hookconf.report.verdict_lines import VerdictPrinter
+
+        listener = VerdictPrinter(sys.stderr, colour=wants_colour(sys.stderr))
     startup_done()
-    return run_audit(config, options, process)
+    return run_audit(config, options, process, listener)
 
 
 def _exit_code(report: Report, args: argparse.Namespace) -> int:

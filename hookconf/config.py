@@ -238,6 +238,11 @@ def _model_in(annotation: Any) -> type[BaseModel] | None:
     return next((m for arg in typing.get_args(annotation) if (m := _model_in(arg)) is not None), None)
 
 
+def _defaults(model: type[BaseModel], *fields: str) -> dict[str, Any]:
+    """These fields' defaults under the names a config spells them with: the model declares both, once."""
+    return {model.model_fields[name].alias or name: model.model_fields[name].default for name in fields}
+
+
 def example_config(server_name: str) -> dict[str, Any]:
     """The config `hookconf init` writes without a server to start: valid as written, with placeholders to edit.
     It names no package (a name it was not given could be someone else's package, which npx would run)."""
@@ -250,9 +255,9 @@ def example_config(server_name: str) -> dict[str, Any]:
             "env": {},
         },
         "suites": list(ALL_SUITES),
-        "tries": 3,
-        "thresholds": {"latencyP50Ms": 30000, "latencyP95Ms": 60000, "seriesTimeMs": 15000},
-        "timeoutMs": 30000,
+        **_defaults(AuditConfig, "tries"),
+        "thresholds": _defaults(Thresholds, "latency_p50_ms", "latency_p95_ms", "series_time_ms"),
+        **_defaults(AuditConfig, "timeout_ms"),
         "probes": [
             {
                 "name": "search_things",

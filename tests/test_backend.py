@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hookconf.checks.backend import unreachable_backend
-from hookconf.checks.compliance.context import backend_failure
+from hookconf.checks.compliance.answers import backend_failure
 
 ARXIV_OFFLINE = (
     '{"status": "error", "message": "Could not connect to arXiv after 3 attempts. Please check your '

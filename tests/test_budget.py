@@ -16,7 +16,7 @@ from hookconf.fleet.manifest import Target, load_manifest
 from hookconf.fleet.store import StoredAudit
 from hookconf.fleet.tables import audits_frame, regressions_table, results_frame, score_cell
 from hookconf.fleet.worker import audit_config
-from hookconf.report import github, html, human, markdown
+from hookconf.report.formats import github, html, human, markdown
 from hookconf.report.model import Report
 from tests.support import CliRun, stdio_server
 

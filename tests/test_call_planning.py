@@ -9,8 +9,8 @@ import pytest
 from hookconf import ALL_SUITES, COMPLIANCE_SUITE, HOOK_SUITES
 from hookconf.checks.call_errors import failure_signature
 from hookconf.config import parse_config
+from hookconf.engine.audit import RunOptions, run_audit
 from hookconf.report.model import Report, ResultEntry
-from hookconf.runner import RunOptions, run_audit
 from hookconf.session import CallOutcome
 from tests.support import stdio_server
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hookconf.checks import FINDINGS
-from hookconf.config import load_config
+from hookconf.config import AuditConfig, Thresholds, example_config, load_config, parse_config
 from tests.support import CliRun, stdio_server
 
 SEED_CODES = [
@@ -82,6 +82,18 @@ def test_init_writes_a_config_that_validates(
     assert "--force" in again.stderr
     assert run_cli("init", "--force", "--server-name", "other").exit_code == 0
     assert load_config(tmp_path / "hook-conformance.config.json").server.name == "other"
+
+
+def test_init_writes_the_defaults_the_config_model_declares(monkeypatch: pytest.MonkeyPatch) -> None:
+    written = example_config("notes-server")
+    assert parse_config(written).model_dump(exclude={"probes"}) == parse_config(
+        {"server": written["server"]}
+    ).model_dump(exclude={"probes"})
+    # a default changed on the model is what init writes: the model is the one place it is declared
+    monkeypatch.setattr(AuditConfig.model_fields["tries"], "default", 7)
+    monkeypatch.setattr(Thresholds.model_fields["series_time_ms"], "default", 9000)
+    changed = example_config("notes-server")
+    assert (changed["tries"], changed["thresholds"]["seriesTimeMs"]) == (7, 9000)
 
 
 @pytest.mark.parametrize(

@@ -10,15 +10,17 @@ from typing import Any
 import pytest
 
 from hookconf import COMPLIANCE_SUITE
-from hookconf.checks.compliance import CHECKS, Category
-from hookconf.checks.compliance.context import ComplianceContext, failure_text
-from hookconf.compliance_runner import ComplianceOptions, planned_checks, prepare_compliance, run_compliance
+from hookconf.checks.compliance import CHECKS, Category, ComplianceCheck
+from hookconf.checks.compliance.answers import failure_text
+from hookconf.checks.compliance.catalog import STATELESS
+from hookconf.checks.compliance.context import ComplianceContext
 from hookconf.config import parse_config
+from hookconf.engine.audit import RunOptions, run_audit
+from hookconf.engine.compliance import ComplianceOptions, planned_checks, prepare_compliance, run_compliance
 from hookconf.era import connect
 from hookconf.protocol import UNKNOWN_REVISION
-from hookconf.report import github, human, sarif
+from hookconf.report.formats import github, human, sarif
 from hookconf.report.model import Report
-from hookconf.runner import RunOptions, run_audit
 from hookconf.session import open_session
 from hookconf.session_pool import SessionPool
 from tests.support import FIXTURES, free_port, http_server, stdio_server, wait_for_port
@@ -363,7 +365,9 @@ def test_every_lighthouse_check_is_mapped() -> None:
     assert [i for i in lighthouse_ids if i not in mapping] == []
 
 
-# Where each category's checks live, for both eras: one module per category (features holds three).
+# Where each category's checks live, for both eras: one module per category (features holds three), but for
+# lifecycle, whose 2026-07-28-only checks have a module of their own.
+STATELESS_ONLY_MODULES = {Category.LIFECYCLE: "lifecycle_stateless"}
 CATEGORY_MODULES = {
     Category.TRANSPORT: "transport",
     Category.LIFECYCLE: "lifecycle",
@@ -377,13 +381,28 @@ CATEGORY_MODULES = {
 }
 
 
+def module_of(check: ComplianceCheck) -> str:
+    if check.revisions == STATELESS and check.category in STATELESS_ONLY_MODULES:
+        return STATELESS_ONLY_MODULES[check.category]
+    return CATEGORY_MODULES[check.category]
+
+
 def test_each_check_lives_in_the_module_of_its_category() -> None:
     misplaced = [
         (check.id, check.run.__module__)
         for check in CHECKS.values()
-        if check.run.__module__ != f"hookconf.checks.compliance.{CATEGORY_MODULES[check.category]}"
+        if check.run.__module__ != f"hookconf.checks.compliance.{module_of(check)}"
     ]
     assert misplaced == []
+
+
+def test_the_catalog_lists_lifecycles_handshake_era_checks_before_its_stateless_ones() -> None:
+    # The catalog's order within a category is the order of registration: lifecycle_stateless imports lifecycle.
+    modules = [
+        check.run.__module__.rsplit(".", 1)[1] for check in CHECKS.values() if check.category is Category.LIFECYCLE
+    ]
+    assert modules == sorted(modules, key=lambda module: module == "lifecycle_stateless")
+    assert modules[-1] == "lifecycle_stateless"
 
 
 def test_the_catalog_lists_its_checks_category_by_category() -> None:

@@ -12,11 +12,11 @@ from hookconf import HOOK_SUITES
 from hookconf.checks.call_errors import disguised_error, undecidable
 from hookconf.checks.dsgvo import describes_changes
 from hookconf.config import parse_config
+from hookconf.engine.audit import RunOptions, run_audit
 from hookconf.fleet.store import StoredAudit
 from hookconf.fleet.tables import audits_frame, score_cell
-from hookconf.report import html, human, markdown
+from hookconf.report.formats import html, human, markdown
 from hookconf.report.model import Report, ResultEntry
-from hookconf.runner import RunOptions, run_audit
 from hookconf.session import CallOutcome
 from tests.support import CliRun, stdio_server
 

@@ -14,18 +14,18 @@ from pathlib import Path
 
 import pytest
 
-import hookconf.runner  # imported up front, so that the CLI's timings below measure the audit only
-from hookconf.compliance_runner import ComplianceOptions
+import hookconf.engine.audit  # imported up front, so that the CLI's timings below measure the audit only
 from hookconf.config import parse_config
+from hookconf.engine.audit import RunOptions, run_audit
+from hookconf.engine.compliance import ComplianceOptions
 from hookconf.report.model import Report, ResultEntry
-from hookconf.runner import RunOptions, run_audit
 from hookconf.verdicts import Status
 from tests.support import FIXTURES, CliRun, free_port, stdio_server, wait_for_port
 
 TIMEOUT_MS = 20_000  # a wait for the timeout would show: every case below ends far sooner
 PROMPT_S = 10.0  # a whole audit of the fixture, under load, with room to spare
 HTTP_PROMPT_S = 1.0
-assert hookconf.runner
+assert hookconf.engine.audit
 
 
 def audit(

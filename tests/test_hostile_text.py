@@ -18,8 +18,7 @@ import pytest
 
 from hookconf.fleet.outcome import Outcome, OutcomeKind
 from hookconf.fleet.store import FleetStore
-from hookconf.report import markdown
-from hookconf.report.formats import OutputFormat, render
+from hookconf.report.formats import OutputFormat, markdown, render
 from hookconf.report.model import Report
 from hookconf.safe_text import escape_in_json, is_hidden, safe_text
 from tests.support import CliRun, stdio_server
@@ -128,7 +127,7 @@ def test_json_keeps_the_server_text_and_escapes_the_bidi_override(outputs: dict[
 
 def test_junit_is_well_formed_xml_naming_the_tool_visibly(outputs: dict[str, str]) -> None:
     root = ET.fromstring(outputs["junit"])
-    assert SHOWN_NAME in [suite.get("name") for suite in root.iter("testsuite")]
+    assert SHOWN_NAME in [case.get("name") for case in root.iter("testcase")]
 
 
 def test_sarif_is_json_whose_every_string_shows_as_itself(outputs: dict[str, str]) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from hookconf import HOOK_SUITES
 from hookconf.config import parse_config
-from hookconf.report import human
-from hookconf.runner import RunOptions, run_audit
+from hookconf.engine.audit import RunOptions, run_audit
+from hookconf.report.formats import human
 from tests.support import stdio_server
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"

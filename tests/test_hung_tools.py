@@ -15,10 +15,10 @@ import pytest
 from hookconf import ALL_SUITES, COMPLIANCE_SUITE, HOOK_SUITES
 from hookconf.checks.compliance.catalog import failed
 from hookconf.checks.compliance.context import ComplianceContext, HungToolError
-from hookconf.compliance_runner import hang_outcome
 from hookconf.config import parse_config
+from hookconf.engine.audit import RunOptions, run_audit
+from hookconf.engine.compliance import hang_outcome
 from hookconf.report.model import Report
-from hookconf.runner import RunOptions, run_audit
 from hookconf.session import open_session
 from hookconf.session_pool import SessionPool
 from tests.support import http_server, stdio_server

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from hookconf.config import parse_config
+from hookconf.engine.audit import RunOptions, run_audit
 from hookconf.fleet.store import StoredAudit
 from hookconf.fleet.tables import audits_frame, regressions_table, results_frame, worst_p95_ms
 from hookconf.report.model import Report, ResultEntry
-from hookconf.runner import RunOptions, run_audit
 from tests.support import stdio_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))

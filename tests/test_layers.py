@@ -18,8 +18,8 @@ from tests.test_fleet_tables import report
 AUDIT_STACK = (
     "hookconf.session",
     "hookconf.session_pool",
-    "hookconf.runner",
-    "hookconf.compliance_runner",
+    "hookconf.engine.audit",
+    "hookconf.engine.compliance",
     "hookconf.era",
     "hookconf.budget",
     "hookconf.scoring",

@@ -16,9 +16,9 @@ import pytest
 
 from hookconf import COMPLIANCE_SUITE
 from hookconf.config import parse_config
+from hookconf.engine.audit import RunOptions, run_audit
 from hookconf.errors import RequestTimeoutError
 from hookconf.report.model import Report, ResultEntry
-from hookconf.runner import RunOptions, run_audit
 from hookconf.session import open_session
 from hookconf.wire.transcript import Incoming, Reply, TranscriptTransport
 from hookconf.wire.transport import (

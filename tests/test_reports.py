@@ -17,14 +17,13 @@ import pytest
 from jsonschema import Draft7Validator, Draft202012Validator
 
 from hookconf import COMPLIANCE_SUITE, HOOK_SUITES
-from hookconf.compliance_runner import ComplianceOptions
 from hookconf.config import parse_config
-from hookconf.report import github, html, human, junit, markdown, sarif
+from hookconf.engine.audit import RunOptions, run_audit
+from hookconf.engine.compliance import ComplianceOptions
 from hookconf.report.badge import render as render_badge
 from hookconf.report.baseline import BaselineFile, ExpectedFailure, apply_baseline
-from hookconf.report.formats import wants_colour
+from hookconf.report.formats import github, html, human, junit, markdown, sarif, wants_colour
 from hookconf.report.model import SCHEMA_VERSION, Report, ResultEntry, summarize
-from hookconf.runner import RunOptions, run_audit
 from hookconf.verdicts import Status
 from tests.support import CliRun, stdio_server
 
@@ -89,8 +88,10 @@ def test_json_output_validates_against_the_schema(report: Report, report_validat
 def test_junit_counts_match_the_report(report: Report) -> None:
     root = ET.fromstring(junit.render(report))
     failures = sum(int(suite.get("failures", "0")) for suite in root.iter("testsuite"))
-    assert failures == report.summary.failed
-    assert {suite.get("name") for suite in root.iter("testsuite")} >= set(REPORT_TOOLS)
+    assert failures == report.summary.failed == int(root.get("failures", "-1"))
+    assert {case.get("name") for case in root.iter("testcase")} >= set(REPORT_TOOLS)
+    names = [(case.get("classname"), case.get("name")) for case in root.iter("testcase")]
+    assert len(names) == len(set(names)) == len(report.results)  # each findable by its name
 
 
 def sarif_schema() -> dict[str, Any] | None:
@@ -122,6 +123,21 @@ def test_sarif_is_valid_and_names_rules_and_locations(report: Report) -> None:
     compliance_rule = next(rule for rule in rules.values() if rule["properties"]["suite"] == "compliance")
     assert compliance_rule["helpUri"].startswith("https://modelcontextprotocol.io/specification/")
     assert len(results) == sum(e.status in ("fail", "warn", "indeterminate") for e in report.results)
+
+
+def test_every_sarif_result_has_a_physical_location_github_accepts(report: Report) -> None:
+    located = json.loads(sarif.render(report.model_copy(update={"config": "mcp/hook-conformance.config.json"})))
+    unlocated = json.loads(sarif.render(report))
+    for document, uri in (
+        (located, "mcp/hook-conformance.config.json"),
+        (unlocated, f"{report.server.name}.mcp-server"),
+    ):
+        results = document["runs"][0]["results"]
+        assert results
+        for result in results:
+            physical = result["locations"][0]["physicalLocation"]
+            assert physical["artifactLocation"]["uri"] == uri
+            assert physical["region"]["startLine"] == 1
 
 
 def test_sarif_fingerprints_are_stable_across_runs(report: Report) -> None:

@@ -10,9 +10,9 @@ import pytest
 from hookconf import HOOK_SUITES
 from hookconf.checks.context import series_cap_note
 from hookconf.config import Thresholds, example_config, parse_config
+from hookconf.engine.audit import RunOptions, run_audit
 from hookconf.errors import ConfigError
 from hookconf.report.model import Report, ResultEntry
-from hookconf.runner import RunOptions, run_audit
 from tests.support import stdio_server
 
 SLOW = "slow_tool"  # sleeps 0.3 s a call

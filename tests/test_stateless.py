@@ -11,12 +11,12 @@ import pytest
 
 from hookconf import COMPLIANCE_SUITE, HOOK_SUITES, era
 from hookconf.checks.compliance import CHECKS
-from hookconf.compliance_runner import ComplianceOptions
 from hookconf.config import parse_config
+from hookconf.engine.audit import RunOptions, run_audit
+from hookconf.engine.compliance import ComplianceOptions
 from hookconf.era import connect
 from hookconf.errors import ConfigError, ServerStartError, TransportClosedError
 from hookconf.report.model import Report
-from hookconf.runner import RunOptions, run_audit
 from hookconf.session import McpSession, open_session
 from tests.support import http_server, stdio_server
 

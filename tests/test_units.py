@@ -7,7 +7,7 @@ import pytest
 
 from hookconf.checks.arguments import generated_arguments
 from hookconf.checks.backend import unreachable_backend
-from hookconf.checks.compliance.context import backend_failure, failure_text, not_evaluable
+from hookconf.checks.compliance.answers import backend_failure, failure_text, not_evaluable
 from hookconf.checks.normalize import (
     ISO_TIMESTAMP,
     TIMESTAMP_MASK,

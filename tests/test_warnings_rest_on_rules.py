@@ -14,7 +14,7 @@ import pytest
 from hookconf.checks.compliance import CHECKS, ComplianceCheck
 from hookconf.checks.compliance.catalog import Category, Outcome, Rule, compliance_check, passed, warned
 from hookconf.checks.compliance.context import ComplianceContext
-from hookconf.compliance_runner import grade
+from hookconf.engine.compliance import grade
 from hookconf.fleet.store import StoredAudit
 from hookconf.fleet.tables import AUDITED, build_tables, suite_statuses
 from hookconf.report.keys import SERVER_SCOPE

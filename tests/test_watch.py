@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import hookconf
-from hookconf.report.human import render
+from hookconf.report.formats.human import render
 from hookconf.report.model import Report
 from hookconf.watch import Watcher, changed_files, snapshot
 from tests.support import FIXTURES

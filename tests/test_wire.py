@@ -105,7 +105,7 @@ def test_server_exit_is_noticed_without_waiting_for_the_timeout() -> None:
 
 def test_a_malformed_result_becomes_a_finding_not_a_crash() -> None:
     from hookconf.config import parse_config
-    from hookconf.runner import RunOptions, run_audit
+    from hookconf.engine.audit import RunOptions, run_audit
 
     config = parse_config(
         {"server": stdio_server("raw_server.py", "--malformed"), "probes": [{"name": "alpha", "args": {"q": "abc"}}]}

@@ -16,10 +16,10 @@ from hookconf.checks import SUITES
 from hookconf.checks.compliance.context import ComplianceContext
 from hookconf.checks.context import ToolContext
 from hookconf.checks.registry import SuiteResult
-from hookconf.compliance_runner import ComplianceOptions, ComplianceRun, grade, planned_checks, run_compliance
 from hookconf.config import AuditConfig, parse_config
+from hookconf.engine.compliance import ComplianceOptions, ComplianceRun, grade, planned_checks, run_compliance
+from hookconf.engine.plan import plan_tool
 from hookconf.report.model import ResultEntry
-from hookconf.runner import plan_tool
 from hookconf.session import McpSession
 from hookconf.session_pool import SessionPool
 from hookconf.wire.transcript import (

@@ -14,10 +14,10 @@ from hookconf.checks.call_errors import (
     failure_signature,
     undecidable,
 )
-from hookconf.checks.registry import TOOL_HUNG, SuiteResult, result
+from hookconf.checks.registry import TOOL_HUNG, verdict
 from hookconf.config import AuditConfig, Probe
 from hookconf.session import CallOutcome, McpSession
-from hookconf.verdicts import Status
+from hookconf.verdicts import Status, Verdict
 from hookconf.wire.sandbox import CallWatch
 from hookconf.wire.transport import JsonObject
 
@@ -208,34 +208,30 @@ class ToolContext:
             return found
         return replace(found, reason=f"{found.reason}; {self.stopped}")
 
-    def tool_hung(self, suite: str) -> SuiteResult:
-        """The suite's verdict on a tool that hung (CALL-002): it is not called again."""
-        return result(suite, self.name, Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
+    def tool_hung(self) -> Verdict:
+        """A suite's verdict on a tool that hung (CALL-002): it is not called again."""
+        return verdict(Status.INDETERMINATE, TOOL_HUNG.title, TOOL_HUNG.code)
 
-    def undecided(
-        self, suite: str, samples: Sequence[CallOutcome], calls: str = "calls", compares: bool = True
-    ) -> SuiteResult | None:
+    def undecided(self, samples: Sequence[CallOutcome], calls: str = "calls", compares: bool = True) -> Verdict | None:
         """The verdict every suite that judges samples of the series gives before judging them, when they cannot
         show the tool's behaviour: the tool hung, the calls show nothing (see `unjudged`; `calls` names them in
         the verdict) or, for a suite that `compares` calls, one call alone; None when the suite can judge."""
         if self.hung:
-            return self.tool_hung(suite)
+            return self.tool_hung()
         if (unjudged := self.unjudged(samples, calls)) is not None:
-            return result(suite, self.name, Status.INDETERMINATE, unjudged.reason, unjudged.code)
+            return verdict(Status.INDETERMINATE, unjudged.reason, unjudged.code)
         if compares and (uncompared := self.uncompared(samples)) is not None:
-            return result(suite, self.name, Status.INDETERMINATE, uncompared)
+            return verdict(Status.INDETERMINATE, uncompared)
         return None
 
-    def compared_series(
-        self, suite: str, compare: Callable[[ToolContext, list[CallOutcome]], SuiteResult]
-    ) -> SuiteResult:
+    def compared_series(self, compare: Callable[[ToolContext, list[CallOutcome]], Verdict]) -> Verdict:
         """The verdict of a suite that compares config.tries identical calls: `undecided`'s when there is one,
         else `compare`'s over the calls, saying where the series stopped short of them."""
         samples = self.samples(self.config.tries)
-        if (verdict := self.undecided(suite, samples)) is not None:
-            return verdict
-        verdict = compare(self, samples)
-        return replace(verdict, details=verdict.details + self.shortfall(samples, self.config.tries))
+        if (open_verdict := self.undecided(samples)) is not None:
+            return open_verdict
+        compared = compare(self, samples)
+        return replace(compared, details=compared.details + self.shortfall(samples, self.config.tries))
 
     @property
     def out_of_service(self) -> str | None:

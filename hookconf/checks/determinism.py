@@ -6,13 +6,12 @@ from hookconf.checks.context import ToolContext
 from hookconf.checks.normalize import all_equal, canonical, differs_only_in_floats, normalized_output, shape
 from hookconf.checks.registry import (
     Finding,
-    SuiteResult,
     hook_suite,
     register_finding,
-    result,
+    verdict,
 )
 from hookconf.session import CallOutcome
-from hookconf.verdicts import Status
+from hookconf.verdicts import Status, Verdict
 
 SUITE = "determinism"
 
@@ -43,29 +42,25 @@ SHAPE_DRIFT = register_finding(
 
 
 @hook_suite(SUITE, weight=15, summary="Response shape stable across calls; no float drift.")
-def check_determinism(ctx: ToolContext) -> SuiteResult:
-    return ctx.compared_series(SUITE, compared)
+def check_determinism(ctx: ToolContext) -> Verdict:
+    return ctx.compared_series(compared)
 
 
-def compared(ctx: ToolContext, samples: list[CallOutcome]) -> SuiteResult:
+def compared(ctx: ToolContext, samples: list[CallOutcome]) -> Verdict:
     """The verdict over two or more calls."""
     outputs = [normalized_output(sample) for sample in samples]
     shapes = {canonical(shape(output)) for output in outputs}
     if len(shapes) > 1:
-        return result(
-            SUITE,
-            ctx.name,
+        return verdict(
             Status.WARN,
             f"{len(shapes)} different response shapes over {len(samples)} calls",
             SHAPE_DRIFT.code,
         )
     tolerance = ctx.config.thresholds.float_tolerance
     if not all_equal(outputs, tolerance) and differs_only_in_floats(outputs):
-        return result(
-            SUITE,
-            ctx.name,
+        return verdict(
             Status.FAIL,
             f"numbers drift beyond tolerance {tolerance:g} over {len(samples)} calls",
             FLOAT_DRIFT.code,
         )
-    return result(SUITE, ctx.name, Status.PASS, f"one shape over {len(samples)} calls, no float drift")
+    return verdict(Status.PASS, f"one shape over {len(samples)} calls, no float drift")

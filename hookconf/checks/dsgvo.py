@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from hookconf.checks.context import ToolContext, declares_destructive, is_read_only, tool_annotations
-from hookconf.checks.registry import Finding, SuiteResult, hook_suite, register_finding, result
-from hookconf.verdicts import Status
+from hookconf.checks.registry import Finding, hook_suite, register_finding, verdict
+from hookconf.verdicts import Status, Verdict
 from hookconf.wire.transport import JsonObject
 
 SUITE = "dsgvo"
@@ -185,17 +185,17 @@ def judged_destructive(tool: JsonObject) -> bool:
 @hook_suite(
     SUITE, weight=10, summary="Description mentions data flow / retention / deletion (heuristic).", calls_tool=False
 )
-def check_dsgvo(ctx: ToolContext) -> SuiteResult:
+def check_dsgvo(ctx: ToolContext) -> Verdict:
     return judge_description(ctx.tool)
 
 
-def judge_description(tool: JsonObject) -> SuiteResult:
+def judge_description(tool: JsonObject) -> Verdict:
     """The dsgvo verdict on a tool definition (its annotations and description)."""
-    name, description = str(tool.get("name")), str(tool.get("description") or "")
+    description = str(tool.get("description") or "")
     if judged_destructive(tool):
         if mentions(description, DELETION_TERMS):
-            return result(SUITE, name, Status.PASS, "destructive tool documents deletion / retention")
-        return result(SUITE, name, Status.FAIL, NO_DELETION_DOCS.title, NO_DELETION_DOCS.code)
+            return verdict(Status.PASS, "destructive tool documents deletion / retention")
+        return verdict(Status.FAIL, NO_DELETION_DOCS.title, NO_DELETION_DOCS.code)
     if describes_data_flow(description):
-        return result(SUITE, name, Status.PASS, "description documents data flow")
-    return result(SUITE, name, Status.WARN, NO_DATA_FLOW_DOCS.title, NO_DATA_FLOW_DOCS.code)
+        return verdict(Status.PASS, "description documents data flow")
+    return verdict(Status.WARN, NO_DATA_FLOW_DOCS.title, NO_DATA_FLOW_DOCS.code)

@@ -14,13 +14,12 @@ from hookconf.checks.normalize import (
 )
 from hookconf.checks.registry import (
     Finding,
-    SuiteResult,
     hook_suite,
     register_finding,
-    result,
+    verdict,
 )
 from hookconf.session import CallOutcome
-from hookconf.verdicts import Status
+from hookconf.verdicts import Status, Verdict
 
 SUITE = "idempotency"
 
@@ -63,25 +62,25 @@ UUIDS = register_finding(
 
 
 @hook_suite(SUITE, weight=30, summary="Same input N times produces the same output.")
-def check_idempotency(ctx: ToolContext) -> SuiteResult:
-    return ctx.compared_series(SUITE, compared)
+def check_idempotency(ctx: ToolContext) -> Verdict:
+    return ctx.compared_series(compared)
 
 
-def compared(ctx: ToolContext, samples: list[CallOutcome]) -> SuiteResult:
+def compared(ctx: ToolContext, samples: list[CallOutcome]) -> Verdict:
     """The verdict over two or more calls."""
     tolerance = ctx.config.thresholds.float_tolerance
     outputs = [normalized_output(sample) for sample in samples]
     calls = f"{len(samples)} identical calls"
     if all_equal(outputs, tolerance):
-        return result(SUITE, ctx.name, Status.PASS, f"{calls} returned the same output")
+        return verdict(Status.PASS, f"{calls} returned the same output")
     without_times = [mask(o, ISO_TIMESTAMP, TIMESTAMP_MASK) for o in outputs]
     if all_equal(without_times, tolerance):
-        return result(SUITE, ctx.name, Status.WARN, f"{calls} differ only in ISO-8601 timestamps", TIMESTAMPS.code)
+        return verdict(Status.WARN, f"{calls} differ only in ISO-8601 timestamps", TIMESTAMPS.code)
     without_uuids = [mask(o, UUID, UUID_MASK) for o in outputs]
     if all_equal(without_uuids, tolerance):
-        return result(SUITE, ctx.name, Status.WARN, f"{calls} differ only in UUIDs", UUIDS.code)
+        return verdict(Status.WARN, f"{calls} differ only in UUIDs", UUIDS.code)
     if all_equal([mask(o, UUID, UUID_MASK) for o in without_times], tolerance):
-        return result(SUITE, ctx.name, Status.WARN, f"{calls} differ only in timestamps and UUIDs", TIMESTAMPS.code)
+        return verdict(Status.WARN, f"{calls} differ only in timestamps and UUIDs", TIMESTAMPS.code)
     failures = sum(sample.failed for sample in samples)
     extra = f" ({failures} of them failed)" if failures else ""
-    return result(SUITE, ctx.name, Status.FAIL, f"{calls} returned different output{extra}", DIVERGES.code)
+    return verdict(Status.FAIL, f"{calls} returned different output{extra}", DIVERGES.code)

@@ -11,14 +11,12 @@ from hookconf.checks.context import ToolContext
 from hookconf.checks.registry import (
     BACKEND_UNREACHABLE,
     Finding,
-    LatencyFigures,
-    SuiteResult,
     hook_suite,
     register_finding,
-    result,
+    verdict,
 )
 from hookconf.session import CallOutcome
-from hookconf.verdicts import Status
+from hookconf.verdicts import LatencyFigures, Status, Verdict
 
 SUITE = "latency"
 WARMUP_CALLS = 1
@@ -59,16 +57,14 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[rank - 1]
 
 
-def hung_verdict(ctx: ToolContext) -> SuiteResult:
+def hung_verdict(ctx: ToolContext) -> Verdict:
     """A call without an answer fails the budget, unless the tool's answered calls name a backend out of
     reach: then the wait is the sandbox's (a resolver that stalls before it fails), not the tool's."""
     no_answer = f"a call got no answer within timeoutMs ({ctx.config.timeout_ms} ms)"
     backend = backend_failure(ctx.series, ctx.arguments)
     if backend is not None:
-        return result(
-            SUITE, ctx.name, Status.INDETERMINATE, f"{no_answer}, and {sandbox_note(backend)}", BACKEND_UNREACHABLE.code
-        )
-    return result(SUITE, ctx.name, Status.FAIL, f"{no_answer}; the tool is not called again", OVER_P95.code)
+        return verdict(Status.INDETERMINATE, f"{no_answer}, and {sandbox_note(backend)}", BACKEND_UNREACHABLE.code)
+    return verdict(Status.FAIL, f"{no_answer}; the tool is not called again", OVER_P95.code)
 
 
 def over_p95_budget(ctx: ToolContext) -> Callable[[list[CallOutcome]], bool]:
@@ -83,12 +79,12 @@ def over_p95_budget(ctx: ToolContext) -> Callable[[list[CallOutcome]], bool]:
 
 
 @hook_suite(SUITE, weight=20, summary="p50 and p95 of 5 samples after 1 warm-up call, against the budgets.")
-def check_latency(ctx: ToolContext) -> SuiteResult:
+def check_latency(ctx: ToolContext) -> Verdict:
     series = ctx.samples(WARMUP_CALLS + TIMED_SAMPLES, decided=over_p95_budget(ctx))
     if ctx.hung:
         return hung_verdict(ctx)
     samples = series[WARMUP_CALLS:] or series[:WARMUP_CALLS]  # a series cut after its warm-up: that call alone
-    if (undecided := ctx.undecided(SUITE, samples, "timed calls", compares=False)) is not None:
+    if (undecided := ctx.undecided(samples, "timed calls", compares=False)) is not None:
         return undecided
     durations = [sample.duration_ms for sample in samples]
     p50, p95 = percentile(durations, 0.50), percentile(durations, 0.95)
@@ -100,15 +96,13 @@ def check_latency(ctx: ToolContext) -> SuiteResult:
 
 def budget_verdict(
     ctx: ToolContext, series: list[CallOutcome], durations: list[float], p50: float, p95: float
-) -> SuiteResult:
+) -> Verdict:
     """The timed calls' p50 and p95 (unrounded: the budgets judge the figures as measured) against the budgets."""
     budget = ctx.config.thresholds
     figures = f"p50 {p50:.1f} ms, p95 {p95:.1f} ms over {_basis(len(series), len(durations))}"
     cut = ctx.shortfall(series, WARMUP_CALLS + TIMED_SAMPLES)
     if p95 > budget.latency_p95_ms and len(series) > WARMUP_CALLS and len(durations) < TIMED_SAMPLES and not cut:
-        return result(
-            SUITE,
-            ctx.name,
+        return verdict(
             Status.FAIL,
             f"p95 {p95:.1f} ms over {len(durations)} of {TIMED_SAMPLES} samples; budget p95 "
             f"{budget.latency_p95_ms:g} ms (the p95 of {TIMED_SAMPLES} samples is their maximum, so the "
@@ -116,14 +110,10 @@ def budget_verdict(
             OVER_P95.code,
         )
     if p95 > budget.latency_p95_ms:
-        return result(
-            SUITE, ctx.name, Status.FAIL, f"{figures}; budget p95 {budget.latency_p95_ms:g} ms{cut}", OVER_P95.code
-        )
+        return verdict(Status.FAIL, f"{figures}; budget p95 {budget.latency_p95_ms:g} ms{cut}", OVER_P95.code)
     if p50 > budget.latency_p50_ms:
-        return result(
-            SUITE, ctx.name, Status.WARN, f"{figures}; budget p50 {budget.latency_p50_ms:g} ms{cut}", OVER_P50.code
-        )
-    return result(SUITE, ctx.name, Status.PASS, f"{figures}{cut}")
+        return verdict(Status.WARN, f"{figures}; budget p50 {budget.latency_p50_ms:g} ms{cut}", OVER_P50.code)
+    return verdict(Status.PASS, f"{figures}{cut}")
 
 
 def _basis(calls: int, samples: int) -> str:

@@ -1,17 +1,32 @@
 """One registry of finding codes and one of suites; a name collision is an error at import time, and so is a
-suite registered but not declared in HOOK_SUITES, or declared but not registered."""
+suite registered but not declared in HOOK_SUITES, or declared but not registered.
+
+A suite and a compliance check are declared the same way (CheckDeclaration: an id, a title and the function that
+judges) and both judge with a Verdict (hookconf.verdicts)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from hookconf import HOOK_SUITES
-from hookconf.verdicts import Status
+from hookconf.verdicts import LatencyFigures, Status, Verdict
 
 if TYPE_CHECKING:
     from hookconf.checks.context import ToolContext
+
+ContextT = TypeVar("ContextT")
+
+
+@dataclass(frozen=True)
+class CheckDeclaration(Generic[ContextT]):
+    """What both registries record of a check: its id (a suite's name, a compliance check's id), its title (a
+    suite's one-line summary) and the function that judges it from what it sees (`ContextT`)."""
+
+    id: str
+    title: str
+    judge: Callable[[ContextT], Verdict]
 
 
 @dataclass(frozen=True)
@@ -25,18 +40,9 @@ class Finding:
 
 
 @dataclass(frozen=True)
-class LatencyFigures:
-    """What the latency suite measured, in milliseconds as its details show them (to 0.1 ms): nearest-rank
-    p50 and p95 over `samples` timed calls, or over the warm-up call alone when the series stopped after it."""
-
-    p50_ms: float
-    p95_ms: float
-    samples: int
-    warmup_only: bool = False
-
-
-@dataclass(frozen=True)
 class SuiteResult:
+    """A suite's verdict on one tool, placed: which suite, which tool, and how long the suite took."""
+
     suite: str
     tool: str
     status: Status
@@ -45,19 +51,36 @@ class SuiteResult:
     duration_ms: float = 0.0
     latency: LatencyFigures | None = None  # the latency suite's figures, when it measured any
 
+    @classmethod
+    def of(cls, suite: str, tool: str, verdict: Verdict) -> SuiteResult:
+        return cls(suite, tool, verdict.status, verdict.details, verdict.code, latency=verdict.latency)
+
+    @property
+    def verdict(self) -> Verdict:
+        return Verdict(self.status, self.details, self.code, self.latency)
+
 
 SCHEMA_SPEC_URL = "https://modelcontextprotocol.io/specification/2025-11-25/schema#calltoolresult"
 
-SuiteRunner = Callable[["ToolContext"], SuiteResult]
+SuiteCheck = Callable[["ToolContext"], Verdict]
 
 
 @dataclass(frozen=True)
-class Suite:
-    name: str
+class Suite(CheckDeclaration["ToolContext"]):
     weight: int
-    summary: str
     calls_tool: bool
-    run: SuiteRunner
+
+    @property
+    def name(self) -> str:
+        return self.id
+
+    @property
+    def summary(self) -> str:
+        return self.title
+
+    def run(self, ctx: ToolContext) -> SuiteResult:
+        """The suite's verdict on the context's tool, placed (the runner adds how long it took)."""
+        return SuiteResult.of(self.id, ctx.name, self.judge(ctx))
 
 
 FINDINGS: dict[str, Finding] = {}
@@ -71,7 +94,7 @@ def register_finding(finding: Finding) -> Finding:
     return finding
 
 
-def hook_suite(name: str, weight: int, summary: str, calls_tool: bool = True) -> Callable[[SuiteRunner], SuiteRunner]:
+def hook_suite(name: str, weight: int, summary: str, calls_tool: bool = True) -> Callable[[SuiteCheck], SuiteCheck]:
     """Register a per-tool suite function under its seed name (declared in HOOK_SUITES) and weight."""
     if name not in HOOK_SUITES:
         raise RuntimeError(
@@ -79,11 +102,11 @@ def hook_suite(name: str, weight: int, summary: str, calls_tool: bool = True) ->
             "declare it there, in its place in the reports' order"
         )
 
-    def register(run: SuiteRunner) -> SuiteRunner:
+    def register(judge: SuiteCheck) -> SuiteCheck:
         if name in SUITES:
             raise RuntimeError(f"suite {name} is registered twice")
-        SUITES[name] = Suite(name, weight, summary, calls_tool, run)
-        return run
+        SUITES[name] = Suite(id=name, title=summary, judge=judge, weight=weight, calls_tool=calls_tool)
+        return judge
 
     return register
 
@@ -101,10 +124,11 @@ def seal_suites(declared: Sequence[str] = HOOK_SUITES) -> None:
     SUITES.update((suite.name, suite) for suite in registered)
 
 
-def result(suite: str, tool: str, status: Status, details: str, code: str | None = None) -> SuiteResult:
+def verdict(status: Status, details: str, code: str | None = None) -> Verdict:
+    """A suite's verdict; its finding code, if any, must be registered."""
     if code is not None and code not in FINDINGS:
         raise KeyError(f"unregistered finding code {code}")
-    return SuiteResult(suite=suite, tool=tool, status=status, details=details, code=code)
+    return Verdict(status, details, code)
 
 
 # Codes shared by every suite that calls the tool: they say why a suite could not judge.

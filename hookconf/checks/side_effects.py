@@ -11,14 +11,13 @@ from hookconf.checks.registry import (
     BACKEND_UNREACHABLE,
     CALL_FAILED,
     Finding,
-    SuiteResult,
     hook_suite,
     register_finding,
-    result,
+    verdict,
 )
 from hookconf.config import StateProbe
 from hookconf.session import CallOutcome
-from hookconf.verdicts import Status
+from hookconf.verdicts import Status, Verdict
 from hookconf.wire.sandbox import FileChange, describe_changes
 
 SUITE = "side-effects"
@@ -53,20 +52,16 @@ NO_PROBE = register_finding(
 )
 
 
-def probe_failed(ctx: ToolContext, probe: StateProbe, reading: CallOutcome, when: str) -> SuiteResult:
+def probe_failed(probe: StateProbe, reading: CallOutcome, when: str) -> Verdict:
     """A failed state-probe reading; one that names an unreachable backend is the sandbox's fault."""
     backend = backend_message(reading, probe.args)
     if backend is not None:
-        return result(
-            SUITE,
-            ctx.name,
+        return verdict(
             Status.INDETERMINATE,
             f"state probe {probe.tool!r}: {sandbox_note(backend)}",
             BACKEND_UNREACHABLE.code,
         )
-    return result(
-        SUITE,
-        ctx.name,
+    return verdict(
         Status.INDETERMINATE,
         f"state probe {probe.tool!r} failed{when}: {reading.describe_failure()}",
         CALL_FAILED.code,
@@ -79,27 +74,23 @@ def probe_failed(ctx: ToolContext, probe: StateProbe, reading: CallOutcome, when
     summary="Read-only tools must not mutate server state (needs a stateProbe) "
     "or write files into the audit's sandbox.",
 )
-def check_side_effects(ctx: ToolContext) -> SuiteResult:
+def check_side_effects(ctx: ToolContext) -> Verdict:
     if not ctx.is_read_only:
-        return result(SUITE, ctx.name, Status.SKIP, "not annotated readOnlyHint: true, so state changes are expected")
+        return verdict(Status.SKIP, "not annotated readOnlyHint: true, so state changes are expected")
     state_probe = ctx.probe.state_probe if ctx.probe else None
-    verdict = _state_probe_verdict(ctx, state_probe) if state_probe is not None else None
-    if verdict is not None and verdict.status is Status.FAIL:
-        return verdict
+    probed = _state_probe_verdict(ctx, state_probe) if state_probe is not None else None
+    if probed is not None and probed.status is Status.FAIL:
+        return probed
     written = _sandbox_writes(ctx)
     if written:
-        return result(
-            SUITE,
-            ctx.name,
+        return verdict(
             Status.FAIL,
             f"its calls wrote into the audit's sandbox: {describe_changes(written)}",
             STATE_DELTA.code,
         )
-    if verdict is not None:
-        return verdict
-    return result(
-        SUITE,
-        ctx.name,
+    if probed is not None:
+        return probed
+    return verdict(
         Status.INDETERMINATE,
         f"no stateProbe configured for {ctx.name}; add one to its entry in 'probes'",
         NO_PROBE.code,
@@ -115,30 +106,26 @@ def _sandbox_writes(ctx: ToolContext) -> list[FileChange] | None:
     return ctx.sandbox.changes() if ctx.sandbox.watched else None
 
 
-def _state_probe_verdict(ctx: ToolContext, state_probe: StateProbe) -> SuiteResult:
+def _state_probe_verdict(ctx: ToolContext, state_probe: StateProbe) -> Verdict:
     tolerance = ctx.config.thresholds.float_tolerance
     # Two readings before the call show whether the probe itself is stable enough to compare.
     before = [ctx.call(state_probe.tool, state_probe.args) for _ in range(2)]
     if any(reading.failed for reading in before):
-        return probe_failed(ctx, state_probe, next(r for r in before if r.failed), "")
+        return probe_failed(state_probe, next(r for r in before if r.failed), "")
     baseline = [normalized_output(reading) for reading in before]
     if not all_equal(baseline, tolerance):
-        return result(
-            SUITE,
-            ctx.name,
+        return verdict(
             Status.INDETERMINATE,
             f"state probe {state_probe.tool!r} is not stable on its own; choose a probe "
             "whose output changes only when state changes",
         )
     call = ctx.call(ctx.name, ctx.arguments)
     if ctx.hung:
-        return ctx.tool_hung(SUITE)
+        return ctx.tool_hung()
     after = ctx.call(state_probe.tool, state_probe.args)
     if after.failed:
-        return probe_failed(ctx, state_probe, after, " after the call")
+        return probe_failed(state_probe, after, " after the call")
     if all_equal([baseline[0], normalized_output(after)], tolerance):
         note = " (the call itself failed)" if call.failed else ""
-        return result(SUITE, ctx.name, Status.PASS, f"state probe {state_probe.tool!r} unchanged{note}")
-    return result(
-        SUITE, ctx.name, Status.FAIL, f"state probe {state_probe.tool!r} changed after one call", STATE_DELTA.code
-    )
+        return verdict(Status.PASS, f"state probe {state_probe.tool!r} unchanged{note}")
+    return verdict(Status.FAIL, f"state probe {state_probe.tool!r} changed after one call", STATE_DELTA.code)

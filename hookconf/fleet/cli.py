@@ -1,4 +1,4 @@
-"""`hookconf fleet run` and `hookconf fleet report`; light at import, the work is imported per command."""
+"""`hookconf fleet run`, `report` and `discover`; light at import, the work is imported per command."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from hookconf.fleet.executors import DEFAULT as DEFAULT_EXECUTOR
+from hookconf.fleet.executors import executor_names
 
 if TYPE_CHECKING:
     from hookconf.fleet.execute import FleetRun
@@ -23,6 +26,7 @@ def add_fleet_commands(commands: argparse._SubParsersAction[argparse.ArgumentPar
     _add_run(actions)
     _add_report(actions)
     _add_import(actions)
+    _add_discover(actions)
 
 
 def _add_run(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,8 +55,8 @@ def _add_run(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     run.add_argument(
         "--executor",
-        choices=["local", "dask"],
-        default="local",
+        choices=executor_names(),
+        default=DEFAULT_EXECUTOR,
         help="local process pool (default) or a dask.distributed cluster (the dask extra)",
     )
     run.add_argument(
@@ -92,6 +96,57 @@ def _add_import(actions: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     merge.set_defaults(command=run_import_command)
 
 
+def _add_discover(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    discover = actions.add_parser(
+        "discover",
+        help="write a manifest from the MCP Registry, server.json files, or npm and PyPI package names",
+    )
+    sources = discover.add_argument_group("where servers come from (at least one)")
+    sources.add_argument(
+        "--registry", metavar="URL", help="an MCP Registry, e.g. https://registry.modelcontextprotocol.io"
+    )
+    sources.add_argument(
+        "--export",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="PATH",
+        help="a server.json file, a JSON list of them or a saved registry page, or a directory of such files",
+    )
+    sources.add_argument("--npm", nargs="+", action="extend", default=[], metavar="NAME", help="npm packages")
+    sources.add_argument("--pypi", nargs="+", action="extend", default=[], metavar="NAME", help="PyPI packages")
+    filters = discover.add_argument_group("filters")
+    filters.add_argument(
+        "--type",
+        dest="types",
+        action="append",
+        default=[],
+        choices=["npm", "pypi", "oci", "nuget", "mcpb", "remote"],
+        help="keep servers with a package of this registry type, or a remote (repeatable; default: all)",
+    )
+    filters.add_argument(
+        "--name",
+        dest="name_patterns",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="keep registry names matching this glob, e.g. 'io.github.acme/*' (repeatable)",
+    )
+    filters.add_argument("--search", metavar="TEXT", help="the registry's own name search")
+    filters.add_argument("--updated-since", metavar="TIME", help="registry servers updated since (RFC 3339)")
+    filters.add_argument(
+        "--latest",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="versions per server: the N newest the registry lists, or latest:N for --npm/--pypi (default 1)",
+    )
+    discover.add_argument("--fleet", default="discovered", metavar="NAME", help="the manifest's fleet name")
+    discover.add_argument("--output", "-o", type=Path, metavar="MANIFEST", help="where to write (default: stdout)")
+    discover.add_argument("--force", action="store_true", help="replace an existing --output file")
+    discover.set_defaults(command=run_discover_command)
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -104,7 +159,8 @@ def _positive(text: str) -> int:
 
 def run_fleet_command(args: argparse.Namespace) -> int:
     from hookconf.fleet.errors import ManifestError
-    from hookconf.fleet.execute import ExecutorKind, default_jobs, make_executor, run_fleet
+    from hookconf.fleet.execute import default_jobs, run_fleet
+    from hookconf.fleet.executors import make_executor
     from hookconf.fleet.manifest import load_targets
     from hookconf.fleet.progress import make_progress
     from hookconf.fleet.store import FleetStore
@@ -116,7 +172,7 @@ def run_fleet_command(args: argparse.Namespace) -> int:
             "manifests; use a version as listed (or as 'latest:N' resolves it)"
         )
     jobs = args.jobs or default_jobs()
-    with FleetStore(args.store) as store, make_executor(ExecutorKind(args.executor), jobs, args.scheduler) as pool:
+    with FleetStore(args.store) as store, make_executor(args.executor, jobs, args.scheduler) as pool:
         run = run_fleet(
             targets,
             store,
@@ -172,4 +228,42 @@ def run_import_command(args: argparse.Namespace) -> int:
         total = store.count()
     lines = [f"{safe_text(str(i.source))}: {i.added} added, {i.already_stored} already stored" for i in imported]
     emit_lines([*lines, f"{args.store} holds {total} audits; tables: hookconf fleet report --store {args.store}"])
+    return EXIT_OK
+
+
+def run_discover_command(args: argparse.Namespace) -> int:
+    from hookconf.fleet.discover import (
+        Options,
+        discover,
+        fetch_registry,
+        read_export,
+        render_manifest,
+        report_lines,
+        write_manifest,
+    )
+    from hookconf.fleet.errors import DiscoverError, DiscoverInputError
+    from hookconf.safe_text import safe_text
+
+    if not (args.registry or args.export or args.npm or args.pypi):
+        raise DiscoverInputError("name a source: --registry URL, --export PATH, --npm NAME... or --pypi NAME...")
+    listed = []
+    if args.registry:
+        listed += fetch_registry(
+            args.registry, search=args.search, updated_since=args.updated_since, latest_only=args.latest == 1
+        )
+    for path in args.export:
+        listed += read_export(path)
+    options = Options(types=tuple(args.types), name_patterns=tuple(args.name_patterns), latest=args.latest)
+    found = discover(listed, options, npm=args.npm, pypi=args.pypi)
+    lines = report_lines(found, str(args.output or "stdout"))
+    if not found.servers:
+        for line in lines[:-1]:
+            print(safe_text(line), file=sys.stderr)
+        raise DiscoverError(
+            f"no auditable server among the {len(listed)} listed server versions; widen the filters "
+            "(--type, --name, --search) or add --npm/--pypi names"
+        )
+    write_manifest(render_manifest(found, args.fleet), args.output, force=args.force)
+    for line in lines:  # registry text: shown safely
+        print(safe_text(line), file=sys.stderr)
     return EXIT_OK

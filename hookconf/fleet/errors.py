@@ -23,3 +23,11 @@ class FleetInterruptedError(HookconfError):
     """Ctrl-C during a fleet run: what finished is stored, the rest runs next time."""
 
     exit_code = 130
+
+
+class DiscoverError(HookconfError):
+    """`fleet discover` could not read the MCP Registry: unreachable, or an answer not shaped like its API."""
+
+
+class DiscoverInputError(ConfigError):
+    """`fleet discover` was given no source, an unreadable export, or an output that would overwrite (exit 2)."""

@@ -1,21 +1,33 @@
-"""Progress of a fleet run: a live status line on a terminal, one line per audit elsewhere."""
+"""Progress of a fleet run: a live status line on a terminal, a line per audit started and finished elsewhere.
+
+An audit counts as started when its executor runs it: a process pool's future is running once it is handed to
+a worker process (that pool queues one call ahead of its workers, so one of those shown may still wait).
+"""
 
 from __future__ import annotations
 
 import json
 import threading
 import time
-from typing import TextIO
+from collections.abc import Iterator, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from typing import Any, TextIO
 
 from hookconf.fleet.outcome import Outcome
 from hookconf.safe_text import safe_text
 
 REPAINT_INTERVAL_S = 1.0
 MESSAGE_WIDTH = 240
+START_POLL_S = 0.2  # how soon a started audit shows
+RUNNING_WIDTH = 120
+
+
+def target_label(server: str, version: str) -> str:
+    return safe_text(f"{server} {version}")
 
 
 class Progress:
-    """Counts finished audits; subclasses decide how to show them."""
+    """Counts started and finished audits; subclasses decide how to show them."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
@@ -23,6 +35,7 @@ class Progress:
         self.done = 0
         self.failures = 0
         self.started = time.monotonic()
+        self.running: dict[str, float] = {}  # the audits under way, by target label, with when they started
 
     def start(self, total: int, skipped: int) -> None:
         self.total, self.started = total, time.monotonic()
@@ -33,9 +46,18 @@ class Progress:
         self.stream.write(f"auditing {total} target(s)\n")
         self.stream.flush()
 
+    def audit_started(self, label: str) -> None:
+        self.running.setdefault(label, time.monotonic())
+
     def finished(self, outcome: Outcome) -> None:
+        self.running.pop(target_label(outcome.server, outcome.version), None)
         self.done += 1
         self.failures += 0 if outcome.ok else 1
+
+    def running_text(self) -> str:
+        now = time.monotonic()
+        text = ", ".join(f"{label} ({clock(now - since)})" for label, since in self.running.items())
+        return text if len(text) <= RUNNING_WIDTH else text[: RUNNING_WIDTH - 3] + "..."
 
     def close(self) -> None:
         """Called once at the end, also after an interrupt."""
@@ -54,7 +76,14 @@ class Progress:
 
 
 class LineProgress(Progress):
-    """For logs and CI: one line per finished audit."""
+    """For logs and CI: one line per started and per finished audit."""
+
+    def audit_started(self, label: str) -> None:
+        if label in self.running:
+            return
+        super().audit_started(label)
+        self.stream.write(f"started {label} ({len(self.running)} running)\n")
+        self.stream.flush()
 
     def finished(self, outcome: Outcome) -> None:
         super().finished(outcome)
@@ -75,6 +104,11 @@ class LiveProgress(Progress):
         super().start(total, skipped)
         self._paint()
         self._thread.start()
+
+    def audit_started(self, label: str) -> None:
+        with self._lock:
+            super().audit_started(label)
+            self._paint()
 
     def finished(self, outcome: Outcome) -> None:
         with self._lock:
@@ -105,13 +139,31 @@ class LiveProgress(Progress):
         self.stream.write(f"\r\x1b[K{text}\n")
 
     def status(self) -> str:
+        running = f"; running {self.running_text()}" if self.running else ""
         return (
             f"{self.done}/{self.total} done, {self.failures} failed, {clock(self.elapsed_s)} elapsed, ETA {self.eta()}"
+            + running
         )
 
 
 def make_progress(stream: TextIO) -> Progress:
     return LiveProgress(stream) if stream.isatty() else LineProgress(stream)
+
+
+def completed_noting_starts(
+    futures: Mapping[Future[Any], tuple[str, str]], progress: Progress
+) -> Iterator[Future[Any]]:
+    """The futures as they complete (as `concurrent.futures.as_completed`), telling `progress` of each one's
+    start (server, version) as the executor runs it; one done before it was seen running started all the same."""
+    pending = set(futures)
+    while pending:
+        for future in pending:
+            if future.running():
+                progress.audit_started(target_label(*futures[future]))
+        done, pending = wait(pending, timeout=START_POLL_S, return_when=FIRST_COMPLETED)
+        for future in done:
+            progress.audit_started(target_label(*futures[future]))
+            yield future
 
 
 def describe(outcome: Outcome) -> str:

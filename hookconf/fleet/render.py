@@ -1,5 +1,5 @@
 """The fleet tables on the terminal and in files: Markdown (tabulate), the check results as Parquet (pyarrow,
-the parquet extra; CSV without it) and one self-contained HTML page: distributions as matplotlib SVG written
+the fleet extra; CSV without it) and one self-contained HTML page: distributions as matplotlib SVG written
 inline, and an index of the servers that a few lines of inline script sort and search (no CDN, works offline).
 Every size is bounded by the servers, not by their versions or check results, except regressions.md and the
 results file, which list everything."""
@@ -251,7 +251,7 @@ class ResultChunk:
 
 def write_results(db: Any, audits: pd.DataFrame, out_dir: Path) -> Path:
     """Every check result of every stored version, in version order, read from the store in chunks: as
-    Parquet where pyarrow is installed (the parquet extra), else as CSV."""
+    Parquet where pyarrow is installed (the fleet extra), else as CSV."""
     db.execute("DROP TABLE IF EXISTS temp.ordered")
     db.execute("CREATE TEMP TABLE ordered (position INTEGER PRIMARY KEY, audit_id INTEGER)")
     db.executemany("INSERT INTO temp.ordered VALUES (?, ?)", list(enumerate(map(int, audits["audit_id"]))))

@@ -23,12 +23,12 @@ from typing import Any
 
 from hookconf.budget import FLEET_BUDGET_S
 from hookconf.config import AuditConfig, parse_config
+from hookconf.engine.audit import RunOptions, run_audit
 from hookconf.errors import HookconfError
 from hookconf.fleet.errors import InstallError, SetupError
 from hookconf.fleet.install import INSTALLERS, Installed, safe_name
 from hookconf.fleet.manifest import Target
 from hookconf.fleet.outcome import Outcome, OutcomeKind, utc_now
-from hookconf.runner import RunOptions, run_audit
 from hookconf.wire.process import clean_environment, process_tree, terminate
 from hookconf.wire.sandbox import audit_sandbox
 

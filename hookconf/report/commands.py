@@ -25,7 +25,7 @@ def add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
         dest="output",
         type=OutputFormat,
         choices=list(OutputFormat),
-        default=OutputFormat.HUMAN,
+        default=OutputFormat("human"),
         help="the format to write on stdout",
     )
     render.set_defaults(command=run_render)

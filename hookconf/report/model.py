@@ -11,7 +11,7 @@ from hookconf.verdicts import Status
 # 1.2: era, detection; 1.3: coverage, ToolEntry.called and scoredSuites, the status "advice" with summary.advice
 # and CategoryScore.advice, listingError; 1.4: ToolEntry.sandbox, timing, budget,
 # ResultEntry.latency)
-SCHEMA_VERSION = "1.4"
+SCHEMA_VERSION = "1.5"
 
 
 class _Model(BaseModel):
@@ -215,6 +215,11 @@ class Report(_Model):
     )
     timing: Timing | None = None
     budget: BudgetOutcome | None = Field(default=None, description="set when the audit had a time budget")
+    config: str | None = Field(
+        default=None,
+        description="the config file that describes the server, as given (relative to the working directory when "
+        "it is under it), or the fleet manifest: SARIF locates its results there",
+    )
 
     def results_by_tool(self) -> dict[str, list[ResultEntry]]:
         """Results grouped per tool, tools in the order they were audited."""

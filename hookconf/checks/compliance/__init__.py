@@ -1,10 +1,12 @@
 """Protocol compliance: the catalog of checks, one module per category, each holding the checks of both eras
-(the 2026-07-28 ones in a section of their own); importing this fills the registry."""
+(the 2026-07-28 ones in a section of their own; lifecycle's in lifecycle_stateless); importing this fills the
+registry."""
 
 from hookconf.checks.compliance import (
     errors,
     features,
     lifecycle,
+    lifecycle_stateless,
     schema,
     security,
     transport,
@@ -18,6 +20,7 @@ __all__ = [
     "errors",
     "features",
     "lifecycle",
+    "lifecycle_stateless",
     "schema",
     "security",
     "transport",

@@ -9,11 +9,15 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from hookconf import HANDSHAKE_REVISIONS, STATELESS_REVISIONS
+from hookconf.checks.registry import CheckDeclaration
 from hookconf.protocol import spec_url
-from hookconf.verdicts import Status
+from hookconf.verdicts import Status, Verdict, advised, failed, passed, skipped, undecided, warned
 
 if TYPE_CHECKING:
     from hookconf.checks.compliance.context import ComplianceContext
+
+# The verdict helpers the compliance modules import from here, declared in hookconf.verdicts.
+__all__ = ["advised", "failed", "passed", "skipped", "undecided", "warned"]
 
 ALL_REVISIONS: tuple[str, ...] = (*HANDSHAKE_REVISIONS, *STATELESS_REVISIONS)
 HANDSHAKE: tuple[str, ...] = HANDSHAKE_REVISIONS  # initialize, sessions, ping
@@ -32,39 +36,11 @@ class Category(StrEnum):
     PRACTICES = "practices"  # best practice, not in the spec: reported, never graded
 
 
-@dataclass(frozen=True)
-class Outcome:
-    status: Status
-    details: str
+# A compliance check's verdict: the hook suites' type, under the name the compliance modules know it by. The
+# helpers are declared once, in hookconf.verdicts, and imported from here by the compliance modules.
+Outcome = Verdict
 
-
-def passed(details: str) -> Outcome:
-    return Outcome(Status.PASS, details)
-
-
-def failed(details: str) -> Outcome:
-    return Outcome(Status.FAIL, details)
-
-
-def warned(details: str) -> Outcome:
-    """Only for a check whose `should` names the spec sentence broken; elsewhere it is recorded as advice."""
-    return Outcome(Status.WARN, details)
-
-
-def advised(details: str) -> Outcome:
-    """Something no spec rule asks for: reported, never counted as a problem."""
-    return Outcome(Status.ADVICE, details)
-
-
-def skipped(reason: str) -> Outcome:
-    return Outcome(Status.SKIP, reason)
-
-
-def undecided(reason: str) -> Outcome:
-    return Outcome(Status.INDETERMINATE, reason)
-
-
-CheckRunner = Callable[["ComplianceContext"], Outcome]
+CheckRunner = Callable[["ComplianceContext"], Verdict]
 
 
 @dataclass(frozen=True)
@@ -79,15 +55,14 @@ class Rule:
 
 
 @dataclass(frozen=True)
-class ComplianceCheck:
-    id: str
+class ComplianceCheck(CheckDeclaration["ComplianceContext"]):
+    """A compliance check as the catalog holds it: `judge` is the check's function, its warnings held to `should`."""
+
     category: Category
-    title: str
     required: bool  # in the handshake revisions; see required_for
     spec: str  # path under the revision's specification, e.g. "basic/lifecycle#initialization"
     why: str
     fix: str
-    run: CheckRunner
     capability: str | None = None  # e.g. "tools" or "resources.subscribe": skip unless declared
     transport: str | None = None  # "stdio" or "http": skip on the other one
     revisions: tuple[str, ...] = ALL_REVISIONS
@@ -107,6 +82,11 @@ class ComplianceCheck:
 
     def spec_url(self, revision: str) -> str:
         return spec_url(revision, self.spec)
+
+    @property
+    def run(self) -> CheckRunner:
+        """The check's function (`judge`), as the compliance runner calls it."""
+        return self.judge
 
 
 CHECKS: dict[str, ComplianceCheck] = {}  # category by category, in Category's order; see _keep_category_order
@@ -138,24 +118,24 @@ def compliance_check(
         if id in CHECKS:
             raise RuntimeError(f"compliance check {id} is registered twice")
         CHECKS[id] = ComplianceCheck(
-            id,
-            category,
-            title,
-            required,
-            spec,
-            why,
-            fix,
-            _by_rule(run, should),
-            capability,
-            transport,
-            revisions,
-            lighthouse,
-            graded,
-            after_all,
-            fresh_session,
-            stateless_required,
-            should,
-            advice,
+            id=id,
+            title=title,
+            judge=_by_rule(run, should),
+            category=category,
+            required=required,
+            spec=spec,
+            why=why,
+            fix=fix,
+            capability=capability,
+            transport=transport,
+            revisions=revisions,
+            lighthouse=lighthouse,
+            graded=graded,
+            after_all=after_all,
+            fresh_session=fresh_session,
+            stateless_required=stateless_required,
+            should=should,
+            advice=advice,
         )
         _keep_category_order()
         return run
@@ -176,13 +156,13 @@ def _by_rule(run: CheckRunner, should: Rule | None) -> CheckRunner:
     """A warning stands on a spec sentence and quotes it; without one it is advice."""
 
     @functools.wraps(run)
-    def judged(ctx: ComplianceContext) -> Outcome:
+    def judged(ctx: ComplianceContext) -> Verdict:
         outcome = run(ctx)
         if outcome.status is not Status.WARN:
             return outcome
         if should is None:
             return advised(outcome.details)
-        return Outcome(Status.WARN, f"{outcome.details}; the spec: {should.citation()}")
+        return warned(f"{outcome.details}; the spec: {should.citation()}")
 
     return judged
 

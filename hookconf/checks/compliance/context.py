@@ -1,4 +1,6 @@
-"""What a compliance check sees: the session, the server's lists, raw sends, fresh sessions and every recording."""
+"""What a compliance check sees: what the server declared, its lists, requests and raw sends, fresh sessions,
+the recorded messages (a MessageLog) and the probes several checks judge (a ProbeCache). Checks ask the context;
+only it and the runner reach the session."""
 
 from __future__ import annotations
 
@@ -9,13 +11,16 @@ from typing import Any
 
 from hookconf import STATELESS_REVISIONS
 from hookconf.checks.arguments import generated_arguments
-from hookconf.checks.backend import one_line, sandbox_note, unreachable_backend
+from hookconf.checks.backend import sandbox_note, unreachable_backend
+from hookconf.checks.compliance.answers import backend_failure, failure_text
 from hookconf.checks.compliance.catalog import Outcome, undecided
+from hookconf.checks.compliance.message_log import MessageLog
+from hookconf.checks.compliance.probe_cache import Key, ProbeCache
 from hookconf.checks.context import is_read_only
 from hookconf.config import AuditConfig
 from hookconf.errors import RequestTimeoutError, TransportClosedError
 from hookconf.protocol import META
-from hookconf.session import Listing, McpSession
+from hookconf.session import Listing, McpSession, SchemaViolation, ServerIdentity
 from hookconf.session_pool import SessionPool
 from hookconf.verdicts import Status
 from hookconf.wire.http import HttpReply, HttpTransport
@@ -43,6 +48,16 @@ class RawAnswer:
     http: HttpReply | None = None
 
 
+def probe_key(name: str) -> Key[RawAnswer]:
+    """The answer to the raw probe `name` (ComplianceContext.probe, errors.noting_arrivals)."""
+    return Key("probe", name)
+
+
+def call_key(name: str, arguments: Any) -> Key[JsonObject | None]:
+    """The answer to one exact tools/call (ComplianceContext.call_once); None when none came."""
+    return Key("call", f"{name}:{json.dumps(arguments, sort_keys=True, default=str)}")
+
+
 @dataclass
 class ComplianceContext:
     config: AuditConfig
@@ -51,7 +66,7 @@ class ComplianceContext:
     auth_configured: bool
     pool: SessionPool = field(kw_only=True)  # the server's other sessions: fresh ones, the spare, replacements
     _lists: dict[str, Listing] = field(default_factory=dict)
-    memo: dict[str, Any] = field(default_factory=dict)  # probes that several checks read
+    probes: ProbeCache = field(default_factory=ProbeCache)  # probes that several checks read, made once
     warnings: list[str] = field(default_factory=list)  # for the report, e.g. a dual-era server
     # Answers met by the running check that name a backend out of reach (see attributed); reset per check.
     backend_errors: list[str] = field(default_factory=list)
@@ -75,8 +90,22 @@ class ComplianceContext:
         return self.config.server.transport
 
     @property
+    def identity(self) -> ServerIdentity | None:
+        """What the server said about itself when the session was set up (None before that)."""
+        return self.session.identity
+
+    @property
+    def started_by_audit(self) -> bool:
+        """Whether hookconf started the server's process (so it can time its start, restart it)."""
+        return self.session.process is not None
+
+    @property
+    def timeout_s(self) -> float:
+        return self.session.timeout_s
+
+    @property
     def capabilities(self) -> JsonObject:
-        return self.session.identity.capabilities if self.session.identity else {}
+        return self.identity.capabilities if self.identity else {}
 
     @property
     def stateless(self) -> bool:
@@ -86,13 +115,13 @@ class ComplianceContext:
     @property
     def handshake_result(self) -> JsonObject:
         """What the server said about itself: its InitializeResult, or its DiscoverResult since 2026-07-28."""
-        return self.session.identity.handshake_result if self.session.identity else {}
+        return self.identity.handshake_result if self.identity else {}
 
     @property
     def discover_served(self) -> bool:
         """The conformant server/discover was answered with a DiscoverResult: the twin that makes a rejection
         of a malformed request attributable to the malformation."""
-        return bool(self.session.identity and self.session.identity.discover_result)
+        return bool(self.identity and self.identity.discover_result)
 
     def declared(self, capability: str) -> bool:
         value: Any = self.capabilities
@@ -110,6 +139,19 @@ class ComplianceContext:
         if listing.error is not None:
             self.note_answer({"error": listing.error})
         return listing
+
+    def list_tools_again(self) -> Listing:
+        """tools/list once more, every page, not cached: each complete list is kept in `tool_listings`."""
+        return self.session.list_all("tools/list", "tools")
+
+    @property
+    def tool_listings(self) -> list[list[JsonObject]]:
+        """Every complete tools/list of the session, in order."""
+        return self.session.tool_listings
+
+    def schema_violations(self, method: str) -> list[SchemaViolation]:
+        """Where the session's answers to `method` did not match the spec's schema."""
+        return [v for v in self.session.violations if v.method == method]
 
     @property
     def tools(self) -> list[JsonObject]:
@@ -188,14 +230,16 @@ class ComplianceContext:
         """The answer to this exact call, made at most once: an identical earlier call in the recording (a hook
         suite's, or another check's) is reused, and one that got no answer is not made again (a tool that hung
         is not called again). The baseline against which a check blames an input."""
-        key = f"call:{name}:{json.dumps(arguments, sort_keys=True, default=str)}"
-        if key not in self.memo:
-            made, answer = self._recorded_call(name, arguments)
-            self.memo[key] = answer if made else self.call_tool(name, arguments)
-            backend = backend_failure(self.memo[key]) if self.memo[key] is not None else None
-            if backend is not None and name not in self._answered and self._is_usual_call(name, arguments):
-                self.out_of_service.setdefault(name, backend)
-        return self.note_answer(self.memo[key])
+        return self.note_answer(self.probes.get_or_make(call_key(name, arguments), lambda: self._call(name, arguments)))
+
+    def _call(self, name: str, arguments: Any) -> JsonObject | None:
+        made, answer = self.log.tool_call_answer(name, arguments)
+        if not made:
+            answer = self.call_tool(name, arguments)
+        backend = backend_failure(answer) if answer is not None else None
+        if backend is not None and name not in self._answered and self._is_usual_call(name, arguments):
+            self.out_of_service.setdefault(name, backend)
+        return answer
 
     def _is_usual_call(self, name: str, arguments: Any) -> bool:
         tool = next((t for t in self.tools if t.get("name") == name), None)
@@ -242,30 +286,8 @@ class ComplianceContext:
         if tool is None:
             return False
         arguments = self.arguments_for(tool)
-        memo_key = f"call:{name}:{json.dumps(arguments, sort_keys=True, default=str)}"
-        return self.memo.get(memo_key) is not None or self._recorded_call(name, arguments)[1] is not None
-
-    def _recorded_call(self, name: str, arguments: Any) -> tuple[bool, JsonObject | None]:
-        """Whether this call was made on the current session, and its answer (None when none came)."""
-        sent_ids = {
-            entry.message.get("id")
-            for entry in self.session.transport.recording.messages()
-            if entry.direction == "sent"
-            and isinstance(entry.message, dict)
-            and entry.message.get("method") == "tools/call"
-            and isinstance(entry.message.get("params"), dict)
-            and entry.message["params"].get("name") == name
-            and entry.message["params"].get("arguments") == arguments
-        }
-        sent_ids.discard(None)
-        answers = [
-            item
-            for item in self.received_messages()
-            if isinstance(item, dict) and "method" not in item and item.get("id") in sent_ids
-        ]
-        if answers:
-            return True, answers[0]
-        return bool(sent_ids), None
+        made = self.probes.get(call_key(name, arguments), None)
+        return made is not None or self.log.tool_call_answer(name, arguments)[1] is not None
 
     def note_answer(self, response: JsonObject | None) -> JsonObject | None:
         """Remember an answer that names an unreachable backend; return the answer."""
@@ -294,6 +316,19 @@ class ComplianceContext:
     def conformant(self, message: JsonObject) -> JsonObject:
         """The message with the era's `_meta` envelope (2026-07-28), so that only its own defect is judged."""
         return self.session.transport.enveloped(message)
+
+    def notify(self, method: str, params: JsonObject | None = None) -> None:
+        """A notification on the session, as a client sends one (no answer is awaited)."""
+        self.session.transport.notify(method, params)
+
+    def first_stream_message(
+        self, message: JsonObject, request_id: str, opened_by: str, first_wait_s: float
+    ) -> tuple[int | None, Any]:
+        """Send a request that opens a stream: the HTTP status (None on stdio) and the message that opens it
+        (see Transport.first_stream_message)."""
+        return self.session.transport.first_stream_message(
+            json.dumps(message), request_id, self.timeout_s, opened_by=opened_by, first_wait_s=first_wait_s
+        )
 
     def keepalive_body(self, request_id: Any) -> str:
         return json.dumps(self.conformant({"jsonrpc": "2.0", "id": request_id, "method": self.keepalive_method}))
@@ -327,42 +362,28 @@ class ComplianceContext:
                 (m for m in reply.messages if isinstance(m, list) or (isinstance(m, dict) and "method" not in m)), None
             )
             return RawAnswer(answer, self.still_serving(liveness=not occupies_server(raw)), reply)
-        received_before = len(transport.recording.received())
+        received_before = self.log.received_count()
         try:
             answer = transport.send_then_ping(raw, expect_id, self.session.timeout_s)
         except (RequestTimeoutError, TransportClosedError):
             # A server that answered the message and then stopped serving did answer it.
-            return RawAnswer(self._answer_since(received_before, expect_id), False)
+            return RawAnswer(self.log.answer_since(received_before, expect_id), False)
         if answer is None:
-            answer = self._answer_since(received_before, None)
+            answer = self.log.answer_since(received_before, None)
         return RawAnswer(answer, True)
-
-    def _answer_since(self, start: int, expect_id: Any) -> JsonObject | None:
-        """The response received since `start` that carries `expect_id` (when given), else an error that came
-        back with id null instead of the request's id: that still is an answer."""
-        received = [entry.message for entry in self.session.transport.recording.received()[start:]]
-        responses = [m for m in received if isinstance(m, dict) and "method" not in m]
-        if expect_id is not None:
-            answer = next((m for m in responses if m.get("id") == expect_id), None)
-            if answer is not None:
-                return answer
-        return next((m for m in responses if m.get("id") is None and isinstance(m.get("error"), dict)), None)
 
     def probe(self, key: str, message: Any) -> RawAnswer:
         """A raw probe that several checks judge, sent once."""
-        if key not in self.memo:
-            expect_id = message.get("id") if isinstance(message, dict) else None
-            if isinstance(message, dict):
-                message = self.conformant(message)
-            self.memo[key] = (
-                self.send_json(message, expect_id)
-                if not isinstance(message, str)
-                else self.send_raw(message, expect_id)
-            )
-        answer: RawAnswer = self.memo[key]
+        answer = self.probes.get_or_make(probe_key(key), lambda: self._send_probe(message))
         if isinstance(answer.response, dict):
             self.note_answer(answer.response)
         return answer
+
+    def _send_probe(self, message: Any) -> RawAnswer:
+        expect_id = message.get("id") if isinstance(message, dict) else None
+        if isinstance(message, dict):
+            message = self.conformant(message)
+        return self.send_json(message, expect_id) if not isinstance(message, str) else self.send_raw(message, expect_id)
 
     def send_json(self, message: Any, expect_id: Any = None, headers: dict[str, str] | None = None) -> RawAnswer:
         return self.send_raw(json.dumps(message, ensure_ascii=False), expect_id, headers)
@@ -376,119 +397,27 @@ class ComplianceContext:
         while the next checks run). Without `recorded` its messages are left out of `recordings`."""
         return self.pool.fresh(recorded)
 
+    # --- the recorded messages -------------------------------------------------------------------
+    @property
+    def log(self) -> MessageLog:
+        """The recordings of this run's era, the current main session's first (it changes when a server is
+        replaced)."""
+        return MessageLog(self.session.transport.recording, self.pool.recordings)
+
     def recordings(self) -> list[Recording]:
-        """Every recording of this run's era: the main session's, then those of fresh sessions and of servers
-        replaced after a death or a hang, in the order they came."""
-        return [self.session.transport.recording, *self.pool.recordings]
+        return self.log.recordings()
 
     def all_received(self) -> list[Any]:
-        """Every JSON message received in this run's era, on every session."""
-        return [
-            item
-            for recording in self.recordings()
-            for entry in recording.received()
-            if entry.is_json
-            for item in (entry.message if isinstance(entry.message, list) else [entry.message])
-        ]
+        return self.log.all_received()
 
     def results_for(self, *methods: str) -> list[tuple[str, JsonObject]]:
-        """(method, result) of every result received for a request of one of `methods` (all when none given)."""
-        found = []
-        for recording in self.recordings():
-            sent = {
-                m.message.get("id"): m.message.get("method")
-                for m in recording.messages()
-                if m.direction == "sent" and isinstance(m.message, dict) and "method" in m.message
-            }
-            for entry in recording.received():
-                for item in entry.message if isinstance(entry.message, list) else [entry.message]:
-                    answered = isinstance(item, dict) and "result" in item and isinstance(item.get("id"), (str, int))
-                    method = sent.get(item["id"]) if answered else None
-                    if method is not None and (not methods or method in methods) and isinstance(item["result"], dict):
-                        found.append((str(method), item["result"]))
-        return found
+        return self.log.results_for(*methods)
 
     def received_messages(self) -> list[Any]:
-        messages: list[Any] = []
-        for entry in self.session.transport.recording.received():
-            if entry.is_json:
-                messages.extend(entry.message if isinstance(entry.message, list) else [entry.message])
-        return messages
+        return self.log.received_messages()
 
     def error_responses(self) -> list[JsonObject]:
-        return [m for m in self.received_messages() if isinstance(m, dict) and isinstance(m.get("error"), dict)]
-
-
-def not_evaluable_without_discover(ctx: ComplianceContext, consequence: str = "") -> Outcome | None:
-    """Since 2026-07-28 what the server says about itself, and what its rejections mean, rest on the
-    conformant server/discover: when it was not served, the check fails as not evaluable."""
-    if ctx.stateless and not ctx.discover_served:
-        return Outcome(
-            Status.FAIL,
-            f"not evaluable: the conformant server/discover was not served{consequence} (see lifecycle-discover)",
-        )
-    return None
-
-
-def not_evaluable_rejection(ctx: ComplianceContext) -> Outcome | None:
-    """A rejection is credited only when the conformant server/discover was served: a server that rejects
-    everything proves nothing by rejecting a malformed request too."""
-    return not_evaluable_without_discover(ctx, " either, so the rejection says nothing about this request")
-
-
-def error_code(response: Any) -> Any:
-    if isinstance(response, dict) and isinstance(response.get("error"), dict):
-        return response["error"].get("code")
-    return None
-
-
-def is_error(response: Any) -> bool:
-    return isinstance(response, dict) and "error" in response
-
-
-def failure_text(response: Any) -> str | None:
-    """Why an answer is no success: "no answer", the error's code, message and data, or the text of an isError
-    result; None for a successful result."""
-    if response is None:
-        return "no answer"
-    if is_error(response):
-        error = response["error"]
-        if not isinstance(error, dict):
-            return f"error {json.dumps(error)[:200]}"
-        data = error.get("data")
-        text = f"error {error.get('code')}: {error.get('message')}"
-        return text if data is None else f"{text} ({data if isinstance(data, str) else json.dumps(data)})"
-    result = response.get("result") if isinstance(response, dict) else None
-    if isinstance(result, dict) and result.get("isError") is True:
-        texts = [
-            str(block.get("text"))
-            for block in result.get("content") or []
-            if isinstance(block, dict) and block.get("type") == "text"
-        ]
-        return "isError: " + (" ".join(texts) or "no text")
-    return None
-
-
-def backend_failure(response: Any) -> str | None:
-    """The message of a failed answer that names a backend out of reach (the sandbox's fault); else None."""
-    text = failure_text(response)
-    return unreachable_backend(text) if text is not None else None
-
-
-def not_evaluable(without: str, failure: str) -> Outcome:
-    """A check that would blame an input, when the same call fails without that input too."""
-    return undecided(f"not evaluable: the call fails without {without} as well: {one_line(failure, 300)}")
-
-
-def describe(response: Any) -> str:
-    if response is None:
-        return "no answer"
-    if is_error(response):
-        error = response["error"]
-        return f"error {error.get('code')} ({str(error.get('message'))[:80]})"
-    if isinstance(response, dict) and "result" in response:
-        return "a result"
-    return f"{json.dumps(response)[:80]}"
+        return self.log.error_responses()
 
 
 def http_transport(session: McpSession) -> HttpTransport:

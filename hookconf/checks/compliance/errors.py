@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from hookconf.checks.compliance.answers import describe, error_code, is_error, not_evaluable
 from hookconf.checks.compliance.catalog import (
     STATELESS,
     Category,
@@ -18,14 +19,8 @@ from hookconf.checks.compliance.catalog import (
     skipped,
     warned,
 )
-from hookconf.checks.compliance.context import (
-    ComplianceContext,
-    RawAnswer,
-    describe,
-    error_code,
-    is_error,
-    not_evaluable,
-)
+from hookconf.checks.compliance.context import ComplianceContext, RawAnswer, probe_key
+from hookconf.checks.compliance.probe_cache import Key
 from hookconf.protocol import (
     BASE_PAGE,
     INTERNAL_ERROR,
@@ -90,16 +85,25 @@ def _probe(ctx: ComplianceContext, key: str, message: object) -> RawAnswer:
 def noting_arrivals(ctx: ComplianceContext, key: str, send: Callable[[], RawAnswer]) -> RawAnswer:
     """The answer to a probe sent once per key, keeping what else the server sent meanwhile (notifications,
     requests, stray lines), so that a missing answer can say what did arrive (see no_answer)."""
-    if key not in ctx.memo:
-        recording = ctx.session.transport.recording
-        start = len(recording.received())
-        ctx.memo[key] = send()
-        ctx.memo[f"{key}:arrived"] = [
+    return ctx.probes.get_or_make(probe_key(key), lambda: _sent_noting_arrivals(ctx, key, send))
+
+
+def _arrivals_key(key: str) -> Key[list[str]]:
+    """What else the server sent while the probe `key` waited for its answer."""
+    return Key("arrived", key)
+
+
+def _sent_noting_arrivals(ctx: ComplianceContext, key: str, send: Callable[[], RawAnswer]) -> RawAnswer:
+    mark = ctx.log.received_count()
+    answer = send()
+    ctx.probes.put(
+        _arrivals_key(key),
+        [
             _arrival(entry)
-            for entry in recording.received()[start:]
+            for entry in ctx.log.received_since(mark)
             if not entry.is_json or _is_server_message(entry.message)
-        ]
-    answer: RawAnswer = ctx.memo[key]
+        ],
+    )
     return answer
 
 
@@ -123,7 +127,7 @@ def _arrival(entry: RecordedMessage) -> str:
 
 def no_answer(ctx: ComplianceContext, key: str, to_what: str) -> str:
     """'no answer to X', naming what the server sent instead when something did arrive."""
-    arrived: list[str] = ctx.memo.get(f"{key}:arrived", [])
+    arrived = ctx.probes.get(_arrivals_key(key), [])
     if not arrived:
         return f"no answer to {to_what}"
     more = f" (and {len(arrived) - 1} more)" if len(arrived) > 1 else ""

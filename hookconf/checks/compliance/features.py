@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from hookconf.checks.backend import sandbox_note
+from hookconf.checks.compliance.answers import backend_failure, describe, error_code, is_error
 from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
     STATELESS,
@@ -18,9 +19,9 @@ from hookconf.checks.compliance.catalog import (
     skipped,
     undecided,
 )
-from hookconf.checks.compliance.context import ComplianceContext, backend_failure, describe, error_code, is_error
+from hookconf.checks.compliance.context import ComplianceContext
 from hookconf.checks.compliance.errors import RETIRED_CODES
-from hookconf.checks.compliance.lifecycle import caching_problem
+from hookconf.checks.compliance.lifecycle_stateless import caching_problem
 from hookconf.protocol import INVALID_PARAMS, METHOD_NOT_FOUND
 from hookconf.session import Listing
 from hookconf.wire.transport import JsonObject
@@ -36,7 +37,7 @@ def _list_outcome(listing: Listing, what: str) -> Outcome:
 
 
 def _schema_errors(ctx: ComplianceContext, method: str) -> list[str]:
-    return [f"{'; '.join(v.errors)}" for v in ctx.session.violations if v.method == method]
+    return [f"{'; '.join(v.errors)}" for v in ctx.schema_violations(method)]
 
 
 def _caching_outcome(ctx: ComplianceContext, method: str) -> Outcome:
@@ -257,10 +258,10 @@ def check_tools_list_caching(ctx: ComplianceContext) -> Outcome:
 )
 def check_deterministic_order(ctx: ComplianceContext) -> Outcome:
     ctx.listing("tools/list", "tools")
-    while len(ctx.session.tool_listings) < 2:
-        if ctx.session.list_all("tools/list", "tools").error is not None:
+    while len(ctx.tool_listings) < 2:
+        if ctx.list_tools_again().error is not None:
             return failed("a repeated tools/list failed")
-    orders = [[str(t.get("name")) for t in listing] for listing in ctx.session.tool_listings]
+    orders = [[str(t.get("name")) for t in listing] for listing in ctx.tool_listings]
     changed = [n for n, order in enumerate(orders[1:], start=2) if order != orders[0]]
     if changed:
         return failed(

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hookconf import LATEST_HANDSHAKE_REVISION
+from hookconf.checks.compliance.answers import describe, error_code, failure_text, is_error, not_evaluable
 from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
     Category,
@@ -27,14 +28,7 @@ from hookconf.checks.compliance.catalog import (
     warned,
 )
 from hookconf.checks.compliance.choice import left_out, service_summary, takes_an_address, text_parameters
-from hookconf.checks.compliance.context import (
-    ComplianceContext,
-    describe,
-    error_code,
-    failure_text,
-    is_error,
-    not_evaluable,
-)
+from hookconf.checks.compliance.context import ComplianceContext
 from hookconf.checks.compliance.errors import UNKNOWN_TOOL
 from hookconf.checks.normalize import canonical
 from hookconf.protocol import AUTH_PAGE, INTERNAL_ERROR, SECURITY_PAGE, initialize_params
@@ -169,10 +163,10 @@ def check_cross_reference(ctx: ComplianceContext) -> Outcome:
 )
 def check_rug_pull(ctx: ComplianceContext) -> Outcome:
     for _ in range(2):
-        if (error := ctx.session.list_all("tools/list", "tools").error) is not None:
+        if (error := ctx.list_tools_again().error) is not None:
             ctx.note_answer({"error": error})
             return failed(f"a repeated tools/list failed with {describe({'error': error})}")
-    listings = ctx.session.tool_listings
+    listings = ctx.tool_listings
     first = {str(t.get("name")): canonical(t) for t in listings[0]}
     for number, later in enumerate(listings[1:], start=2):
         now = {str(t.get("name")): canonical(t) for t in later}

@@ -8,6 +8,7 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 
 from hookconf import LATEST_HANDSHAKE_REVISION
+from hookconf.checks.compliance.answers import describe, error_code, is_error, not_evaluable_rejection
 from hookconf.checks.compliance.catalog import (
     HANDSHAKE,
     STATELESS,
@@ -22,14 +23,7 @@ from hookconf.checks.compliance.catalog import (
     warned,
 )
 from hookconf.checks.compliance.choice import failure_echoes, left_out, service_summary, text_parameters
-from hookconf.checks.compliance.context import (
-    ComplianceContext,
-    describe,
-    error_code,
-    http_transport,
-    is_error,
-    not_evaluable_rejection,
-)
+from hookconf.checks.compliance.context import ComplianceContext, http_transport
 from hookconf.checks.compliance.errors import unknown_method
 from hookconf.protocol import HEADER_MISMATCH, HTTP_PAGE, METHOD_NOT_FOUND, STDIO_PAGE
 from hookconf.session import is_discover_result
@@ -68,8 +62,7 @@ def _ping(request_id: str) -> str:
     after_all=True,
 )
 def check_framing(ctx: ComplianceContext) -> Outcome:
-    recording = ctx.session.transport.recording
-    received = recording.received()
+    received = ctx.log.main.received()
     stray = [entry.raw for entry in received if not entry.is_json]
     problems = [fault.detail for other in ctx.recordings() for fault in other.faults(FRAMING)]
     if stray:
@@ -287,7 +280,7 @@ def _get(ctx: ComplianceContext, session: bool) -> HttpReply:
         "GET",
         headers={"Accept": "text/event-stream", "Content-Type": ""},
         session=session,
-        timeout_s=min(ctx.session.timeout_s, 5.0),
+        timeout_s=min(ctx.timeout_s, 5.0),
     )
 
 
@@ -486,9 +479,7 @@ def check_no_server_requests(ctx: ComplianceContext) -> Outcome:
     fix="Ignore notifications/cancelled for request ids you do not know.",
 )
 def check_stdio_cancellation(ctx: ComplianceContext) -> Outcome:
-    ctx.session.transport.notify(
-        "notifications/cancelled", {"requestId": "hookconf-unknown-request", "reason": "hookconf test"}
-    )
+    ctx.notify("notifications/cancelled", {"requestId": "hookconf-unknown-request", "reason": "hookconf test"})
     if ctx.still_serving():
         return passed("still serving after a cancellation of an unknown request")
     return failed("the server stopped answering after notifications/cancelled for an unknown request")
@@ -640,7 +631,7 @@ def _judge_405(reply: HttpReply, method: str) -> Outcome:
 )
 def check_get_removed(ctx: ComplianceContext) -> Outcome:
     reply = ctx.http.raw_request(
-        "GET", headers={"Accept": "text/event-stream", "Content-Type": ""}, timeout_s=min(ctx.session.timeout_s, 5.0)
+        "GET", headers={"Accept": "text/event-stream", "Content-Type": ""}, timeout_s=min(ctx.timeout_s, 5.0)
     )
     return _judge_405(reply, "GET")
 

@@ -28,7 +28,7 @@ def command(name: str, message: str, **properties: str) -> str:
     return f"::{name}{' ' + props if props else ''}::{escape_data(message)}"
 
 
-def render(report: Report) -> str:
+def render(report: Report, *, colour: bool = False) -> str:  # colour: only the human format paints
     lines = [_line(report, entry) for entry in report.results if entry.status in COMMANDS]
     lines.extend(_advice_line(report, entry) for entry in report.results if entry.status is Status.ADVICE)
     if report.baseline is not None:

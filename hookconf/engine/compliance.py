@@ -7,11 +7,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from hookconf.budget import AuditClock
+from hookconf.budget import AuditClock, elapsed_ms
 from hookconf.checks.compliance import CHECKS, Category, ComplianceCheck
 from hookconf.checks.compliance.catalog import Outcome, failed, in_run_order, select, skipped, undecided
 from hookconf.checks.compliance.context import ComplianceContext, HungToolError
 from hookconf.config import AuditConfig
+from hookconf.engine.events import SILENT, Events
+from hookconf.engine.hooks import HookHangs
 from hookconf.errors import HookconfError, RequestTimeoutError, TransportClosedError
 from hookconf.report.keys import SERVER_SCOPE
 from hookconf.report.model import CategoryScore, Compliance, LighthouseCategory, ResultEntry
@@ -38,9 +40,48 @@ class ComplianceRun:
     ctx: ComplianceContext
     planned: list[ComplianceCheck]
     options: ComplianceOptions
-    compliance: Compliance
+    compliance: Compliance | None = None  # the grade, once run_compliance has run the checks
     entries: list[ResultEntry] = field(default_factory=list)
     unreachable: str | None = None  # set when a server hookconf cannot restart stopped answering
+
+
+@dataclass
+class CompliancePlan:
+    """The compliance phase of an audit (hookconf.engine.audit.CompliancePhase): planned before the hook suites,
+    run after them, graded at the end."""
+
+    compliance_run: ComplianceRun
+
+    @classmethod
+    def prepare(
+        cls, config: AuditConfig, session: McpSession, pool: SessionPool, options: ComplianceOptions, spare_early: bool
+    ) -> CompliancePlan:
+        return cls(prepare_compliance(config, session, pool, options, spare_early=spare_early))
+
+    @property
+    def checks(self) -> list[str]:
+        return [check.id for check in self.compliance_run.planned]
+
+    @property
+    def entries(self) -> list[ResultEntry]:
+        return self.compliance_run.entries
+
+    @property
+    def warnings(self) -> list[str]:
+        return self.compliance_run.ctx.warnings
+
+    def run(self, hangs: HookHangs, clock: AuditClock, events: Events) -> float:
+        started = time.monotonic()
+        carry_hook_hangs(self.compliance_run, hangs.tools, hangs.server_stuck)
+        self.compliance_run.ctx.out_of_service.update(hangs.out_of_service)
+        run_compliance(self.compliance_run, clock, events)
+        return elapsed_ms(started)
+
+    def graded(self, clock: AuditClock) -> Compliance | None:
+        """The grade, none when the budget cut every graded check that would have measured something: a grade
+        over nothing would be an F the server did not earn."""
+        measured = pool_score([entry.status for entry in self.entries if entry.graded]) is not None
+        return self.compliance_run.compliance if measured or not clock.cut_checks else None
 
 
 def planned_checks(options: ComplianceOptions) -> list[ComplianceCheck]:
@@ -83,7 +124,6 @@ def prepare_compliance(
         ctx=ctx,
         planned=planned_checks(options),
         options=options,
-        compliance=_empty_grade(ctx.revision),
     )
     if spare_early:
         _start_spare(run)
@@ -95,13 +135,17 @@ def _start_spare(run: ComplianceRun) -> None:
         run.ctx.pool.start_spare()
 
 
-def run_compliance(run: ComplianceRun, clock: AuditClock | None = None) -> ComplianceRun:
-    """Run the planned checks; with a clock whose budget ran out, each check that would have run is skipped."""
+def run_compliance(run: ComplianceRun, clock: AuditClock | None = None, events: Events = SILENT) -> ComplianceRun:
+    """Run the planned checks, each verdict told to `events` as it is decided; with a clock whose budget ran out,
+    each check that would have run is skipped."""
     clock = clock or AuditClock()
+    by_id: dict[str, ResultEntry] = {}
     try:
         if not clock.exhausted:
             _start_spare(run)  # a no-op when it is already up
-        by_id = {check.id: _run_one(check, run.ctx, run, clock) for check in run.planned}
+        for check in run.planned:
+            by_id[check.id] = entry = _run_one(check, run.ctx, run, clock)
+            events.verdicts([entry])
     finally:
         run.ctx.pool.close_spare()  # no check needs it any more: it stops while the report is made
     run.entries = [by_id[check.id] for check in CHECKS.values() if check.id in by_id]  # catalog order
@@ -263,10 +307,6 @@ def _entry(check: ComplianceCheck, outcome: Outcome, duration_ms: float, revisio
         required=check.required_for(revision),
         graded=check.graded,
     )
-
-
-def _empty_grade(revision: str) -> Compliance:
-    return Compliance(specVersion=revision, grade="F", score=0.0, categories=[], requiredFailed=0)
 
 
 def grade(entries: list[ResultEntry], revision: str, lighthouse_profile: bool) -> Compliance:

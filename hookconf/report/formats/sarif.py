@@ -1,5 +1,6 @@
 """SARIF 2.1.0: one rule per compliance check or finding code that occurs, one result per failure,
-warning or undecided verdict, each with a fingerprint that stays the same across runs. Advice (a verdict
+warning or undecided verdict, each with a fingerprint that stays the same across runs and located in the config
+file that describes the server (GitHub's upload requires a physical location on every result). Advice (a verdict
 no spec rule backs) is no problem, so it is not a result; the run's summary counts it."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ LEVELS = {Status.FAIL: "error", Status.WARN: "warning", Status.INDETERMINATE: "n
 JsonDict = dict[str, Any]
 
 
-def render(report: Report) -> str:
+def render(report: Report, *, colour: bool = False) -> str:  # colour: only the human format paints
     entries = [entry for entry in report.results if entry.status in REPORTED]
     rules = _rules(report, entries)
     index = {rule["id"]: position for position, rule in enumerate(rules)}
@@ -123,17 +124,23 @@ def _result(report: Report, entry: ResultEntry, index: dict[str, int]) -> JsonDi
         "partialFingerprints": {FINGERPRINT_NAME: stable},
         "properties": {"suite": entry.suite, "tool": entry.tool, "status": entry.status.value},
     }
+    location: JsonDict = {"physicalLocation": physical_location(report)}
     if tool_scoped(entry):
-        result["locations"] = [
-            {
-                "logicalLocations": [
-                    {"name": entry.tool, "fullyQualifiedName": f"{report.server.name}/{entry.tool}", "kind": "function"}
-                ]
-            }
+        location["logicalLocations"] = [
+            {"name": entry.tool, "fullyQualifiedName": f"{report.server.name}/{entry.tool}", "kind": "function"}
         ]
+    result["locations"] = [location]
     if entry.baseline_reason is not None:
         result["suppressions"] = [{"kind": "external", "status": "accepted", "justification": entry.baseline_reason}]
     return result
+
+
+def physical_location(report: Report) -> JsonDict:
+    """Where every result is located: the config file the audit read (GitHub code scanning refuses a result
+    without a physical location), else an artifact named after the server; the same file across runs, so that
+    alerts track from one run to the next."""
+    uri = report.config or f"{report.server.name}.mcp-server"
+    return {"artifactLocation": {"uri": uri.replace("\\", "/")}, "region": {"startLine": 1}}
 
 
 def _run_properties(report: Report) -> JsonDict:

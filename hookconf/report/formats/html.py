@@ -42,7 +42,7 @@ td.details{word-break:break-word}
 """
 
 
-def render(report: Report) -> str:
+def render(report: Report, *, colour: bool = False) -> str:  # colour: only the human format paints
     body = "\n".join(
         part
         for part in (

@@ -31,7 +31,7 @@ def escape(text: str) -> str:
     return MARKDOWN_SPECIALS.sub(r"\\\1", html.escape(one_line, quote=False))
 
 
-def render(report: Report) -> str:
+def render(report: Report, *, colour: bool = False) -> str:  # colour: only the human format paints
     sections = [
         _header(report),
         _counts_table(report),
