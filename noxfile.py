@@ -63,7 +63,7 @@ def corpus(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON, default=False)
 def report(session: nox.Session) -> None:
-    """Tables of the stored audits: reports/scores.md, regressions.md, ecosystem.md, results.csv, report.html."""
+    """Tables of the stored audits: reports/scores.md, regressions.md, ecosystem.md, results.parquet, report.html."""
     session.install("-e", ".[fleet]")
     session.run("hookconf", "fleet", "report", *session.posargs)
 

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pandas as pd
 import psutil
 import pytest
 
@@ -123,4 +124,5 @@ def test_force_audits_again_and_the_tables_read_the_newest(run_cli: Callable[...
     assert len(stored(store)) == 2
     report = run_cli("fleet", "report", "--store", str(store), "--out", str(tmp_path / "out"))
     assert report.exit_code == 0
-    assert (tmp_path / "out" / "results.csv").read_text(encoding="utf-8").count("\nlookup,3,") == 5  # one audit
+    results = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert len(results[(results["server"] == "lookup") & (results["version"] == "3")]) == 5  # one audit

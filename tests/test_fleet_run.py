@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import csv
 import re
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from hookconf.cli import main
@@ -95,16 +95,41 @@ def test_regression_table_names_the_tools_a_release_added_and_removed(report_dir
     assert "1: daily_deal" in page
 
 
-def test_scores_table_has_versions_in_order_and_latest_suites(report_dir: Path) -> None:
+def test_scores_table_has_the_latest_and_previous_version_of_each_server(report_dir: Path) -> None:
     header, *rows = markdown_rows(report_dir / "scores.md")
-    assert header[:5] == ["server", "1.2", "1.9", "1.10", "2.0"]
-    assert header[5:] == ["latest", "idempotency", "side-effects", "latency", "determinism", "dsgvo"]
-    shop = dict(zip(header, next(r for r in rows if r[0] == "shop"), strict=True))
+    assert header == [
+        "server",
+        "versions",
+        "latest",
+        "latest audit",
+        "previous",
+        "previous audit",
+        "idempotency",
+        "side-effects",
+        "latency",
+        "determinism",
+        "dsgvo",
+    ]
+    table = {row[0]: dict(zip(header, row, strict=True)) for row in rows}
+    shop, lookup = table["shop"], table["lookup"]
+    # 1.10 after 1.9: versions in their registry's order, not as strings
+    assert (shop["versions"], shop["latest"], shop["previous"]) == ("3", "1.10", "1.9")
     # the tools it rests on; no compliance suite here: no grade; then the audit's wall time (the fleet's default
     # budget of 120 s cut nothing)
-    assert re.fullmatch(r"hook 100\.0 \(4/4 tools\) · \d+\.\d s", shop["1.9"]), shop["1.9"]
-    assert shop["latest"] == "1.10"
+    assert re.fullmatch(r"hook 100\.0 \(4/4 tools\) · \d+\.\d s", shop["previous audit"]), shop["previous audit"]
+    assert shop["latest audit"].startswith("hook ")
+    assert not shop["latest audit"].startswith("hook 100.0")
     assert shop["idempotency"] == "75.0"  # get_price failed; list_prices, find_item and list_categories passed
+    assert (lookup["versions"], lookup["latest"], lookup["previous"], lookup["previous audit"]) == ("1", "2.0", "", "")
+
+
+def test_history_of_a_server_lists_every_version_on_demand(
+    run_cli: Callable[..., CliRun], regressing_store: Path, tmp_path: Path
+) -> None:
+    run = run_cli("fleet", "report", "--store", str(regressing_store), "--out", str(tmp_path), "--server", "shop")
+    history = run.stdout.split("History: shop\n", 1)[1].split("\nwrote ", 1)[0]
+    versions = [line.split()[0] for line in history.splitlines()[2:] if line.strip()]
+    assert versions == ["1.2", "1.9", "1.10"]
 
 
 def test_ecosystem_counts_failing_checks_across_servers(report_dir: Path) -> None:
@@ -129,22 +154,31 @@ def test_ecosystem_counts_failing_checks_across_servers(report_dir: Path) -> Non
     assert (idempotency["pass %"], idempotency["fail %"]) == ("80.0", "20.0")
 
 
-def test_results_csv_has_a_row_per_check_with_audit_figures(report_dir: Path) -> None:
-    with (report_dir / "results.csv").open(encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
-    shop_110 = [r for r in rows if (r["server"], r["version"]) == ("shop", "1.10")]
-    assert {r["check"] for r in shop_110} >= {"idempotency/get_price", "dsgvo/list_prices"}
-    assert all(r["score"] and r["peak_rss_bytes"] and r["startup_ms"] and r["cpu_seconds"] for r in shop_110)
-    regressed = next(r for r in shop_110 if r["check"] == "idempotency/get_price")
+def test_results_parquet_has_a_row_per_check_with_audit_figures(report_dir: Path) -> None:
+    rows = pd.read_parquet(report_dir / "results.parquet")
+    shop_110 = rows[(rows["server"] == "shop") & (rows["version"] == "1.10")]
+    assert set(shop_110["check"]) >= {"idempotency/get_price", "dsgvo/list_prices"}
+    figures = shop_110[["score", "peak_rss_bytes", "startup_ms", "cpu_seconds"]]
+    assert figures.notna().all().all()
+    assert (figures > 0).all().all()
+    regressed = shop_110[shop_110["check"] == "idempotency/get_price"].iloc[0]
     assert (regressed["status"], regressed["code"]) == ("fail", "IDEMP-001")
+    # every stored version, in version order
+    assert list(dict.fromkeys(zip(rows["server"], rows["version"], strict=True))) == [
+        ("lookup", "2.0"),
+        ("shop", "1.2"),
+        ("shop", "1.9"),
+        ("shop", "1.10"),
+    ]
 
 
 def test_html_report_is_self_contained(report_dir: Path) -> None:
     page = (report_dir / "report.html").read_text(encoding="utf-8")
     assert page.count("<svg") >= 3
-    assert "<script" not in page
+    assert page.count("<script") == 1  # the index's sort and search, inline
     assert "src=" not in page
     assert "IDEMP-001" in page
+    assert '<table id="servers">' in page
 
 
 def test_a_second_run_skips_what_is_stored(run_cli: Callable[..., CliRun], regressing_store: Path) -> None:
@@ -167,7 +201,7 @@ def test_terminal_report_prints_the_tables(
         "ecosystem.md",
         "regressions.md",
         "report.html",
-        "results.csv",
+        "results.parquet",
         "scores.md",
     ]
 

@@ -4,7 +4,6 @@ closes stdout early."""
 
 from __future__ import annotations
 
-import csv
 import json
 import subprocess
 import sys
@@ -14,6 +13,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from hookconf.fleet.outcome import Outcome, OutcomeKind
@@ -245,7 +245,7 @@ def fleet_out(outputs: dict[str, str], tmp_path_factory: pytest.TempPathFactory)
     return folder / "out", CliRun(run.returncode, run.stdout, run.stderr)
 
 
-@pytest.mark.parametrize("name", ["scores.md", "regressions.md", "ecosystem.md", "results.csv", "report.html"])
+@pytest.mark.parametrize("name", ["scores.md", "regressions.md", "ecosystem.md", "report.html"])
 def test_fleet_files_carry_no_raw_control_character(fleet_out: tuple[Path, CliRun], name: str) -> None:
     out, terminal = fleet_out
     assert hidden_characters(terminal.stdout) == []
@@ -268,9 +268,10 @@ def test_fleet_html_and_csv_show_the_tool_name_as_text(fleet_out: tuple[Path, Cl
     page = parsed_html((out / "report.html").read_text(encoding="utf-8"))
     assert "b" not in page.tags
     assert any("evil\\x1b[31m" in text for text in page.text)
-    with (out / "results.csv").open(encoding="utf-8", newline="") as handle:
-        tools = {row["tool"] for row in csv.DictReader(handle)}
-    assert SHOWN_NAME in tools
+    results = pd.read_parquet(out / "results.parquet")
+    assert SHOWN_NAME in set(results["tool"])
+    text = results[["server", "version", "check", "tool", "code", "title"]].to_numpy().ravel()
+    assert [cell for cell in text if isinstance(cell, str) and hidden_characters(cell)] == []
 
 
 def test_the_fleet_progress_line_shows_a_quoted_message_safely() -> None:

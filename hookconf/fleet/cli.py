@@ -25,6 +25,7 @@ def add_fleet_commands(commands: argparse._SubParsersAction[argparse.ArgumentPar
     actions = fleet.add_subparsers(title="fleet commands", required=True, metavar="ACTION")
     _add_run(actions)
     _add_report(actions)
+    _add_import(actions)
     _add_discover(actions)
 
 
@@ -73,10 +74,26 @@ def _add_report(actions: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--out",
         type=Path,
         default=DEFAULT_OUT,
-        help=f"directory for scores.md, regressions.md, ecosystem.md, results.csv and "
-        f"report.html (default {DEFAULT_OUT})",
+        help=f"directory for scores.md, regressions.md, ecosystem.md, results.parquet (results.csv without "
+        f"pyarrow) and report.html (default {DEFAULT_OUT})",
+    )
+    report.add_argument(
+        "--server",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also print every stored version of this server (repeatable)",
     )
     report.set_defaults(command=run_report_command)
+
+
+def _add_import(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    merge = actions.add_parser(
+        "import", help="merge other stores and JSON reports (hookconf check --json) into the store"
+    )
+    merge.add_argument("sources", nargs="+", type=Path, metavar="SOURCE", help="a store (.sqlite) or a JSON report")
+    merge.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"SQLite history (default {DEFAULT_STORE})")
+    merge.set_defaults(command=run_import_command)
 
 
 def _add_discover(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -195,8 +212,22 @@ def run_report_command(args: argparse.Namespace) -> int:
     from hookconf.console import emit
     from hookconf.fleet.render import write_report
 
-    for line in write_report(args.store, args.out):
+    for line in write_report(args.store, args.out, args.server):
         emit(f"{line}\n")
+    return EXIT_OK
+
+
+def run_import_command(args: argparse.Namespace) -> int:
+    from hookconf.console import emit_lines
+    from hookconf.fleet.merge import import_sources
+    from hookconf.fleet.store import FleetStore
+    from hookconf.safe_text import safe_text
+
+    with FleetStore(args.store) as store:
+        imported = import_sources(store, args.sources)
+        total = store.count()
+    lines = [f"{safe_text(str(i.source))}: {i.added} added, {i.already_stored} already stored" for i in imported]
+    emit_lines([*lines, f"{args.store} holds {total} audits; tables: hookconf fleet report --store {args.store}"])
     return EXIT_OK
 
 
