@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+import os
 import re
 import subprocess
 import sys
@@ -338,11 +339,33 @@ class FakeStream:
 
 
 def test_colour_only_on_a_terminal_without_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    assert wants_colour(FakeStream(True))  # type: ignore[arg-type]
-    assert not wants_colour(FakeStream(False))  # type: ignore[arg-type]
-    monkeypatch.setenv("NO_COLOR", "1")
-    assert not wants_colour(FakeStream(True))  # type: ignore[arg-type]
+    for name in ("NO_COLOR", "FORCE_COLOR", "TERM"):
+        monkeypatch.delenv(name, raising=False)
+    terminal, pipe = FakeStream(True), FakeStream(False)
+    assert wants_colour(terminal)  # type: ignore[arg-type]
+    assert not wants_colour(pipe)  # type: ignore[arg-type]
+    monkeypatch.setenv("TERM", "dumb")
+    assert not wants_colour(terminal)  # type: ignore[arg-type]
+    monkeypatch.setenv("FORCE_COLOR", "1")  # a CI log that renders colour: even to a pipe, even on TERM=dumb
+    assert wants_colour(pipe)  # type: ignore[arg-type]
+    monkeypatch.setenv("FORCE_COLOR", "0")
+    assert not wants_colour(pipe)  # type: ignore[arg-type]
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("NO_COLOR", "1")  # NO_COLOR wins
+    assert not wants_colour(terminal)  # type: ignore[arg-type]
+
+
+def test_details_use_the_terminals_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hookconf.report.formats import human
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback: os.terminal_size((200, 50)))
+    assert human.detail_width() == 200 - human.LINE_PREFIX
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback: os.terminal_size((60, 50)))
+    assert human.detail_width() == human.MAX_DETAIL  # a narrow terminal: clipped as before, not narrower
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback: os.terminal_size((200, 50)))
+    assert human.detail_width() == human.MAX_DETAIL  # a pipe or a file: the same report on every machine
 
 
 # --- badge -----------------------------------------------------------------------------------------

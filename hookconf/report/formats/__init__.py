@@ -54,8 +54,13 @@ def render(report: Report, output: str, *, colour: bool = False) -> str:
 
 
 def wants_colour(stream: TextIO) -> bool:
-    """Colour only on a terminal, and never when NO_COLOR is set to anything but '' (no-color.org)."""
+    """Colour on a terminal that is not TERM=dumb; never when NO_COLOR is set to anything but '' (no-color.org),
+    always when FORCE_COLOR is (to anything but '' and '0': a CI log that renders colour)."""
     if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "0") not in ("", "0"):
+        return True
+    if os.environ.get("TERM") == "dumb":
         return False
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())

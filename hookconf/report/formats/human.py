@@ -3,6 +3,8 @@ and a closing count line. Colour (ANSI) only when the caller asks for it, i.e. o
 
 from __future__ import annotations
 
+import shutil
+import sys
 from dataclasses import dataclass
 
 from hookconf.report.model import BaselineItem, BaselineOutcome, Report, ResultEntry, SandboxDelta, ToolEntry
@@ -19,6 +21,7 @@ from hookconf.report.text import (
 
 STATUS_COLOURS = {"pass": "32", "warn": "33", "fail": "31", "indeterminate": "35", "skip": "2", "advice": "36"}
 MAX_DETAIL = 90
+LINE_PREFIX = 34  # a result line's status, suite and code columns before the detail
 BAR_WIDTH = 20
 
 
@@ -187,7 +190,16 @@ def _score(score: float | None) -> str:
 
 
 def _clip(text: str) -> str:
-    return clip(text, MAX_DETAIL)
+    return clip(text, detail_width())
+
+
+def detail_width() -> int:
+    """How much of a detail a line shows: what a terminal as wide as stdout's leaves beside the columns before it,
+    MAX_DETAIL when stdout is no terminal (a file, a pipe, a CI log) or a narrow one."""
+    if not sys.stdout.isatty():
+        return MAX_DETAIL
+    columns = shutil.get_terminal_size((0, 0)).columns
+    return max(MAX_DETAIL, columns - LINE_PREFIX)
 
 
 def _resource_line(report: Report) -> str:
