@@ -32,6 +32,7 @@ from hookconf.safe_text import safe_text
 
 if TYPE_CHECKING:
     from hookconf.config import AuditConfig
+    from hookconf.engine.events import Listener
     from hookconf.report.model import Report
     from hookconf.wire.process import ServerProcess
     from hookconf.wire.sandbox import Sandbox
@@ -465,14 +466,24 @@ def _audit(
     suites = tuple(args.suite) if args.suite else ALL_SUITES
     options = AuditOptions(suites, args.tool, tuple(args.only), tuple(args.skip), args.profile == "lighthouse")
     options.check()  # the compliance catalog is imported only for an audit that runs it or names its checks
-    listener = None
-    if args.verbose:
-        from hookconf.report.formats import wants_colour
-        from hookconf.report.verdict_lines import VerdictPrinter
-
-        listener = VerdictPrinter(sys.stderr, colour=wants_colour(sys.stderr))
+    listener = _listener(args)
     startup_done()
     return run(config, options, sandbox=sandbox, process=process, listener=listener, started=started)
+
+
+def _listener(args: argparse.Namespace) -> Listener | None:
+    """-v: every verdict on stderr; else, on a terminal, a status line once an audit takes longer than 2 s."""
+    from hookconf.report.formats import wants_colour
+
+    if args.verbose:
+        from hookconf.report.verdict_lines import VerdictPrinter
+
+        return VerdictPrinter(sys.stderr, colour=wants_colour(sys.stderr))
+    if sys.stderr.isatty() and os.environ.get("TERM") != "dumb":
+        from hookconf.report.progress_line import ProgressLine
+
+        return ProgressLine(sys.stderr)
+    return None
 
 
 def _exit_code(report: Report, args: argparse.Namespace) -> int:
