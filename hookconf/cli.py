@@ -158,6 +158,13 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "@modelcontextprotocol/server-memory. --from reads the servers of an MCP client's config file.",
     )
     check.add_argument("target", nargs="*", metavar="TARGET", help="a config file, a URL, or -- COMMAND ARGS...")
+    _add_server_options(check)
+    _add_run_options(check)
+    _add_compliance_options(check)
+    check.set_defaults(command=run_check)
+
+
+def _add_server_options(check: argparse.ArgumentParser) -> None:
     server = check.add_argument_group("a server named on the command line (instead of a config file)")
     server.add_argument(
         "--from",
@@ -184,6 +191,9 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     server.add_argument("--env-file", type=Path, metavar="FILE", help="KEY=VALUE lines for the server's environment")
     server.add_argument("--cwd", metavar="DIR", help="the folder the server starts in")
     server.add_argument("--timeout", type=int, metavar="MS", help="timeoutMs: how long any answer may take")
+
+
+def _add_run_options(check: argparse.ArgumentParser) -> None:
     check.add_argument(
         "--report",
         action="append",
@@ -241,6 +251,9 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="expected failures (JSON; 'hookconf baseline write' makes one): they do not fail the "
         "run, and an entry that now passes does",
     )
+
+
+def _add_compliance_options(check: argparse.ArgumentParser) -> None:
     compliance = check.add_argument_group("protocol compliance")
     compliance.add_argument(
         "--only",
@@ -274,7 +287,6 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"MCP revision to speak and grade: {', '.join(SPEC_VERSIONS)} (default: auto, "
         "or specVersion in the config; auto probes with server/discover)",
     )
-    check.set_defaults(command=run_check)
 
 
 def _add_benchmark(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -16,7 +16,7 @@ import sys
 import tempfile
 from collections.abc import AsyncIterable, AsyncIterator
 from pathlib import Path
-from typing import Annotated, Any, BinaryIO
+from typing import TYPE_CHECKING, Annotated, Any, BinaryIO
 
 from pydantic import BaseModel, Field
 
@@ -24,6 +24,10 @@ from hookconf import SPEC_VERSIONS, __version__
 from hookconf.budget import FLEET_BUDGET_S
 from hookconf.errors import ConfigError, HookconfError
 from hookconf.protocol import INVALID_REQUEST, PARSE_ERROR
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+    from mcp_types import ToolAnnotations
 
 SERVER_NAME = "hookconf"
 MAX_PROBLEMS = 50
@@ -63,7 +67,7 @@ class DiffSummary(BaseModel):
     text: str
 
 
-def build_server() -> Any:
+def build_server() -> MCPServer:
     """The MCP server (an mcp.server.mcpserver.MCPServer); a HookconfError when the SDK is not installed."""
     try:
         from mcp.server.mcpserver import MCPServer
@@ -83,7 +87,13 @@ def build_server() -> Any:
         open_world_hint=True,
     )
     server = MCPServer(name=SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    _add_audit_tool(server, audits, ToolError)
+    _add_catalog_tools(server, reads, ToolError)
+    _add_diff_tool(server, reads, ToolError)
+    return server
 
+
+def _add_audit_tool(server: MCPServer, audits: ToolAnnotations, ToolError: type[Exception]) -> None:  # noqa: N803 - the SDK's class
     @server.tool(
         title="Audit an MCP server",
         description="Audits an MCP server: starts it from `command` and `args` (stdio) or connects to `url` "
@@ -120,6 +130,8 @@ def build_server() -> Any:
             raise ToolError(f"report_path {report_path}: cannot write it ({exc.strerror})") from None
         return summarize(report, saved)
 
+
+def _add_catalog_tools(server: MCPServer, reads: ToolAnnotations, ToolError: type[Exception]) -> None:  # noqa: N803 - the SDK's class
     @server.tool(
         title="Explain a finding or check",
         description="Explains a hookconf finding code (e.g. IDEMP-001) or compliance check id (e.g. "
@@ -146,6 +158,8 @@ def build_server() -> Any:
     def list_checks() -> str:
         return "\n".join(catalog_lines())
 
+
+def _add_diff_tool(server: MCPServer, reads: ToolAnnotations, ToolError: type[Exception]) -> None:  # noqa: N803 - the SDK's class
     @server.tool(
         title="Compare two reports",
         description="Compares two JSON reports of one server written by hookconf (audit_server's report_path or "
@@ -163,8 +177,6 @@ def build_server() -> Any:
         except HookconfError as exc:
             raise ToolError(str(exc)) from None
         return DiffSummary(regressed=diff.regressed, text=render_diff(diff))
-
-    return server
 
 
 def _server_config(
