@@ -44,12 +44,13 @@ class AuditOptions:
         if unknown := sorted(set(self.suites) - set(ALL_SUITES)):
             raise ConfigError(f"unknown suite {', '.join(unknown)}; the suites are {', '.join(ALL_SUITES)}")
         if self.only or self.skip:
-            from hookconf.checks.compliance.catalog import unknown_selectors
+            from hookconf.checks.compliance.catalog import CHECKS, Category, unknown_selectors
+            from hookconf.config import did_you_mean
 
             if unknown := unknown_selectors([*self.only, *self.skip]):
-                raise ConfigError(
-                    f"--only/--skip: unknown category or check id {', '.join(unknown)}; see 'hookconf list'"
-                )
+                known = [*CHECKS, *(category.value for category in Category)]
+                named = ", ".join(f"{name}{did_you_mean(name, known)}" for name in unknown)
+                raise ConfigError(f"--only/--skip: unknown category or check id {named}; see 'hookconf list'")
 
 
 def audit(

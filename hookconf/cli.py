@@ -331,6 +331,10 @@ def _add_init(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 def run_check(args: argparse.Namespace) -> int:
     started = time.monotonic()  # the budget and the report's start-up time count from here
+    if args.only or args.skip:  # a cheap error comes before any server starts
+        from hookconf.api import AuditOptions
+
+        AuditOptions(only=tuple(args.only), skip=tuple(args.skip)).check()
     targets = _check_targets(args)
     baseline = None
     if args.baseline is not None:  # read before the audit, so that a bad file costs no audit

@@ -78,6 +78,14 @@ def test_several_outputs_from_one_audit(run_cli: Callable[..., CliRun], tmp_path
     assert json.loads(sarif.read_text(encoding="utf-8"))["version"] == "2.1.0"
 
 
+def test_an_unknown_check_is_refused_before_any_server_starts(run_cli: Callable[..., CliRun], tmp_path: Path) -> None:
+    started = tmp_path / "started"
+    run = run_cli("check", "--only", "lifecycle-pnig", "--", "sh", "-c", f"touch {started}; sleep 5")
+    assert run.exit_code == 2
+    assert "unknown category or check id lifecycle-pnig (did you mean 'lifecycle-ping'?)" in run.stderr
+    assert not started.exists()
+
+
 def test_bad_command_line_targets_say_what_to_do(run_cli: Callable[..., CliRun]) -> None:
     nothing = run_cli("check")
     assert nothing.exit_code == 2
