@@ -210,15 +210,9 @@ def _add_run_options(check: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="audit again whenever a file under PATH (default: here) changes, showing what changed; Ctrl+C ends it",
     )
-    check.add_argument(
-        "--output",
-        "--format",
-        dest="output",
-        type=OutputFormat,
-        choices=list(OutputFormat),
-        default=OutputFormat("human"),
-        help="report format on stdout",
-    )
+    from hookconf.report.commands import add_output_option
+
+    add_output_option(check, "report format on stdout")
     check.add_argument(
         "--suite",
         action="append",

@@ -34,6 +34,18 @@ class CliRun:
         return json.loads(self.stdout)
 
 
+def check_in_process(config: Path, *flags: str, timeout_s: float = 120) -> subprocess.CompletedProcess[str]:
+    """`hookconf check CONFIG --output json FLAGS` in a process of its own (a traceback from any thread, an exit
+    without a report: all of it shows)."""
+    return subprocess.run(
+        [sys.executable, "-m", "hookconf", "check", str(config), "--output", "json", *flags],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        check=False,
+    )
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

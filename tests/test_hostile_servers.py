@@ -20,7 +20,7 @@ from hookconf.engine.audit import RunOptions, run_audit
 from hookconf.engine.compliance import ComplianceOptions
 from hookconf.report.model import Report, ResultEntry
 from hookconf.verdicts import Status
-from tests.support import FIXTURES, CliRun, free_port, stdio_server, wait_for_port
+from tests.support import FIXTURES, CliRun, check_in_process, free_port, stdio_server, wait_for_port
 
 TIMEOUT_MS = 20_000  # a wait for the timeout would show: every case below ends far sooner
 PROMPT_S = 10.0  # a whole audit of the fixture, under load, with room to spare
@@ -52,13 +52,7 @@ def check_cli(tmp_path: Path, *flags: str) -> tuple[subprocess.CompletedProcess[
     config = tmp_path / "hook-conformance.config.json"
     config.write_text(json.dumps({"server": stdio_server("raw_server.py", *flags), "timeoutMs": TIMEOUT_MS}))
     started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "hookconf", "check", str(config), "--output", "json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = check_in_process(config)
     return done, time.monotonic() - started
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 
 from hookconf.config import parse_config
 from hookconf.session import McpSession, open_session
-from tests.support import FIXTURES, stdio_server
+from tests.support import FIXTURES, check_in_process, stdio_server
 
 HOOKCONF_MCP = {"name": "hookconf-mcp", "command": sys.executable, "args": ["-m", "hookconf", "mcp"]}
 TIMEOUT_S = 60.0
@@ -22,13 +21,7 @@ TIMEOUT_S = 60.0
 def self_audit(spec_version: str, tmp_path: Path) -> dict[str, Any]:
     config = tmp_path / f"mcp-{spec_version}.json"
     config.write_text(json.dumps({"server": HOOKCONF_MCP, "specVersion": spec_version}), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "hookconf", "check", str(config), "--output", "json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = check_in_process(config)
     assert done.returncode in (0, 1), done.stderr
     report: dict[str, Any] = json.loads(done.stdout)
     return report

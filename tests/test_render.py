@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.support import CliRun, stdio_server
+from tests.support import CliRun, check_in_process, stdio_server
 
 
 @pytest.fixture(scope="module")
@@ -19,13 +17,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("render")
     config = folder / "hookconf.json"
     config.write_text(json.dumps({"server": stdio_server("good_server.py")}), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "hookconf", "check", str(config), "--output", "json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = check_in_process(config)
     assert done.returncode in (0, 1), done.stderr
     path = folder / "report.json"
     path.write_text(done.stdout, encoding="utf-8")

@@ -19,15 +19,7 @@ def add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     diff.set_defaults(command=run_diff)
     render = commands.add_parser("render", help="write a stored JSON report in any format (e.g. sarif, junit)")
     render.add_argument("report", type=Path, metavar="REPORT.json", help="a report from check --output json")
-    render.add_argument(
-        "--output",
-        "--format",
-        dest="output",
-        type=OutputFormat,
-        choices=list(OutputFormat),
-        default=OutputFormat("human"),
-        help="the format to write on stdout",
-    )
+    add_output_option(render, "the format to write on stdout")
     render.set_defaults(command=run_render)
     baseline = commands.add_parser("baseline", help="expected failures for check --baseline")
     actions = baseline.add_subparsers(title="baseline commands", required=True, metavar="ACTION")
@@ -36,6 +28,19 @@ def add_report_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     write.add_argument("--output", "-o", type=Path, required=True, metavar="FILE", help="the baseline to write")
     write.set_defaults(command=run_baseline_write)
     commands.add_parser("schema", help="print the JSON Schema of the JSON report").set_defaults(command=run_schema)
+
+
+def add_output_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """`--output FORMAT` (alias `--format`): one of the report formats, human by default."""
+    parser.add_argument(
+        "--output",
+        "--format",
+        dest="output",
+        type=OutputFormat,
+        choices=list(OutputFormat),
+        default=OutputFormat("human"),
+        help=help_text,
+    )
 
 
 def run_diff(args: argparse.Namespace) -> int:
