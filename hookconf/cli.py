@@ -532,12 +532,9 @@ def _with_overrides(config: AuditConfig, args: argparse.Namespace) -> AuditConfi
         data["timeoutMs"] = args.timeout
     if args.spec_version is not None:
         data["specVersion"] = args.spec_version
-    headers = dict(data["server"].get("headers") or {})
-    for header in args.header:
-        name, sep, value = header.partition(":")
-        if not sep or not name.strip():
-            raise ConfigError(f"-H {header!r}: expected 'Name: value'")
-        headers[name.strip()] = value.strip()
+    from hookconf.command_line_server import parse_headers
+
+    headers = {**(data["server"].get("headers") or {}), **parse_headers(args.header)}
     if args.auth is not None:
         headers["Authorization"] = args.auth
     data["server"]["headers"] = headers

@@ -58,7 +58,7 @@ def parse_headers(headers: Sequence[str]) -> dict[str, str]:
     for header in headers:
         key, sep, value = header.partition(":")
         if not sep or not key.strip():
-            raise ConfigError(f"-H {header!r}: write it as 'Name: value'")
+            raise ConfigError(f"-H {header!r}: expected 'Name: value'")
         found[key.strip()] = value.strip()
     return found
 

@@ -93,6 +93,9 @@ def test_bad_command_line_targets_say_what_to_do(run_cli: Callable[..., CliRun])
     pair = run_cli("check", "-e", "NOEQUALS", "--", *GOOD)
     assert pair.exit_code == 2
     assert "-e 'NOEQUALS': write it as KEY=VALUE" in pair.stderr
+    header = run_cli("check", "-H", "no-colon", "--", *GOOD)
+    assert header.exit_code == 2
+    assert "-H 'no-colon': expected 'Name: value'" in header.stderr
     timeout = run_cli("check", "--timeout", "0", "--", *GOOD)
     assert timeout.exit_code == 2
     assert "timeoutMs" in timeout.stderr
