@@ -9,6 +9,7 @@ during the requests. The times include hookconf's own side of each exchange (val
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -69,8 +70,8 @@ def run_benchmark(config: AuditConfig, tool: str | None, requests: int, concurre
     with audit_sandbox(config.server) as sandbox:
         if sandbox is not None:
             config = sandbox.applied(config)
-        session = connect(config.server, config.timeout_ms / 1000, config.spec_version).session
-        try:
+        connection = connect(config.server, config.timeout_ms / 1000, config.spec_version)
+        with contextlib.closing(connection.session) as session:
             send = _request_maker(session, config, tool)
             send()  # warm-up, not counted
             cpu_before = _server_cpu(session)
@@ -80,8 +81,6 @@ def run_benchmark(config: AuditConfig, tool: str | None, requests: int, concurre
             wall_s = time.monotonic() - started
             cpu_after = _server_cpu(session)
             figures = session.resource_figures()
-        finally:
-            session.close()
     cpu_s = cpu_after - cpu_before if cpu_before is not None and cpu_after is not None else None
     return _result(
         server=config.server.name,

@@ -475,7 +475,6 @@ def _audit(
 
     suites = tuple(args.suite) if args.suite else ALL_SUITES
     options = AuditOptions(suites, args.tool, tuple(args.only), tuple(args.skip), args.profile == "lighthouse")
-    options.check()  # the compliance catalog is imported only for an audit that runs it or names its checks
     listener = _listener(args)
     startup_done()
     return run(config, options, sandbox=sandbox, process=process, listener=listener, started=started)

@@ -7,6 +7,7 @@ that may write are left as they are: hookconf does not call them unless the conf
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from hookconf import ALL_SUITES
@@ -23,11 +24,9 @@ def config_from_server(server: dict[str, Any]) -> tuple[dict[str, Any], str]:
     config = parse_config({"server": server}, source="the command line")
     with audit_sandbox(config.server) as sandbox:
         started = sandbox.applied(config) if sandbox is not None else config
-        session = connect(started.server, started.timeout_ms / 1000, started.spec_version).session
-        try:
+        connection = connect(started.server, started.timeout_ms / 1000, started.spec_version)
+        with contextlib.closing(connection.session) as session:
             tools = session.list_tools()
-        finally:
-            session.close()
     readable = [tool for tool in tools if is_read_only(tool)]
     probes = [{"name": str(t.get("name")), "args": generated_arguments(t.get("inputSchema"))[0]} for t in readable]
     written = {"server": server, "suites": list(ALL_SUITES), "timeoutMs": config.timeout_ms, "probes": probes}
