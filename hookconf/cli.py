@@ -336,7 +336,7 @@ def run_check(args: argparse.Namespace) -> int:
 
         baseline = load_baseline(args.baseline)
     if args.watch is not None:
-        return _watch(targets[0], args)
+        return _watch(args)
     codes = []
     for config, label in targets:
         report = _audit_once(config, args, started, label)
@@ -433,15 +433,18 @@ def _write_outputs(report: Report, args: argparse.Namespace, several: bool = Fal
         write_badge(report, args.badge)
 
 
-def _watch(target: tuple[AuditConfig, str | None], args: argparse.Namespace) -> int:
+def _watch(args: argparse.Namespace) -> int:
     from hookconf.report.formats import render, wants_colour
     from hookconf.watch import Watcher
 
-    config, label = target
+    def audit() -> Report:
+        config, label = _check_targets(args)[0]  # read again each time: a saved config change is a change too
+        return _audit_once(config, args, time.monotonic(), label)
+
     colour = wants_colour(sys.stdout)
     watcher = Watcher(
         root=args.watch,
-        audit=lambda: _audit_once(config, args, time.monotonic(), label),
+        audit=audit,
         show=lambda text: emit(text if text.endswith("\n") else text + "\n"),
         render=lambda report: render(report, args.output, colour=colour),
     )
